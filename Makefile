@@ -1,0 +1,38 @@
+# Two commands do all set-up on a fresh machine: `make solve` and `make test`.
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+export NUMBA_CACHE_DIR ?= $(CURDIR)/.venv/numba-cache
+
+.PHONY: setup test solve bench lint spec-check clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Reinstall only when the pinned dependencies (pyproject.toml) change.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q
+
+solve: setup
+	$(BIN)/truco-lab bench engine --hands 2000000
+
+bench: setup
+	$(BIN)/python benchmarks/engine.py
+
+spec-check: setup
+	$(BIN)/truco-lab spec-check ../shared/truco-spec/engine/fixtures
+
+lint: setup
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Solvers: game trees as flat arrays, CFR family, best response (issue 3)."""

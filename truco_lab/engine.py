@@ -1,0 +1,503 @@
+"""The numba rules engine: one hand of truco on a flat int32 state array.
+
+Everything here is jitted and works on small integer arrays: ``s`` is a hand
+state (layout below), ``r`` is a rules array from :meth:`RuleSet.to_array`.
+Python-facing wrappers (JSON, notation, errors as text) live in
+``truco_lab.state``; this module is the single place where rules are coded.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from truco_lab.cards import (
+    A_ACCEPT,
+    A_ACCEPT_ELEVEN,
+    A_CONCEDE,
+    A_DOWN,
+    A_FOLD,
+    A_FOLD_ELEVEN,
+    A_RAISE,
+    A_UP,
+    N_ACTIONS,
+)
+from truco_lab.rules import (
+    ALL_TIED_DRAW,
+    R_ALL_TIED,
+    R_ELEVEN_ELEVEN_VALUE,
+    R_ELEVEN_FOLD,
+    R_ELEVEN_ON,
+    R_ELEVEN_VALUE,
+    R_FACEDOWN_FROM,
+    R_LADDER,
+    R_NEXT_RANK,
+    R_NLADDER,
+    R_TARGET,
+)
+
+# ---- state layout -------------------------------------------------------
+DEALER = 0
+SCORE = 1  # 2 slots, scores at the start of the hand (updated when it ends)
+VALUE = 3  # accepted hand value
+VIRA = 4  # vira card id
+MANILHA = 5  # manilha rank index
+HAND = 6  # 6 slots: player p's cards at HAND + 3p .. +2 (-1 = unknown, already played)
+PLAYED = 12  # 2 slots: bitmask of played hand slots per player
+NROUNDS = 14  # completed rounds
+RWIN = 15  # 3 slots: round winner (0, 1, TIE)
+RLEAD = 18  # 3 slots: round leader
+PCARD = 21  # 6 slots: card of play k (0 leader, 1 follower) in round i at PCARD + 2i + k (-1 unknown)
+PDOWN = 27  # 6 slots: 1 if that play was face down
+CUR_LEADER = 33
+CUR_N = 34  # plays made in the current round (0 or 1)
+PEND_TO = 35  # pending raise target (0 = none)
+PEND_PREV = 36  # value a fold would pay
+PEND_BY = 37  # raiser of the pending raise
+LAST_RAISER = 38  # -1 = nobody raised yet
+DECISION = 39  # player who owes the mão de onze decision (-1 = none)
+LOCKED = 40  # raises locked for the whole hand
+WINNER = 41  # -1 live, 0/1 winner, DRAW
+POINTS = 42  # points the winner got (after the cap)
+AWARDED = 43  # points the hand paid before the cap
+STATE_SIZE = 44
+
+TIE = 2
+DRAW = 2
+
+# ---- error codes (stable, mapped to the truco-spec names in ERROR_NAMES) --
+OK = 0
+E_HAND_ALREADY_DECIDED = 1
+E_ACT_OUT_OF_TURN = 2
+E_CARD_NOT_IN_HAND = 3
+E_HIDE_NOT_ALLOWED_IN_FIRST_ROUND = 4
+E_RAISE_NOT_ALLOWED = 5
+E_INVALID_RAISE_TARGET = 6
+E_NO_PENDING_RAISE = 7
+E_NO_PENDING_ELEVEN_DECISION = 8
+E_RAISE_PENDING = 9
+E_DECISION_PENDING = 10
+E_INVALID_PLAYER = 11
+E_UNKNOWN_ACTION = 12
+E_HIDE_NOT_ALLOWED = 13
+
+ERROR_NAMES = {
+    E_HAND_ALREADY_DECIDED: "HAND_ALREADY_DECIDED",
+    E_ACT_OUT_OF_TURN: "ACT_OUT_OF_TURN",
+    E_CARD_NOT_IN_HAND: "CARD_NOT_IN_HAND",
+    E_HIDE_NOT_ALLOWED_IN_FIRST_ROUND: "HIDE_NOT_ALLOWED_IN_FIRST_ROUND",
+    E_RAISE_NOT_ALLOWED: "RAISE_NOT_ALLOWED",
+    E_INVALID_RAISE_TARGET: "INVALID_RAISE_TARGET",
+    E_NO_PENDING_RAISE: "NO_PENDING_RAISE",
+    E_NO_PENDING_ELEVEN_DECISION: "NO_PENDING_ELEVEN_DECISION",
+    E_RAISE_PENDING: "RAISE_PENDING",
+    E_DECISION_PENDING: "DECISION_PENDING",
+    E_INVALID_PLAYER: "INVALID_PLAYER",
+    E_UNKNOWN_ACTION: "UNKNOWN_ACTION",
+    E_HIDE_NOT_ALLOWED: "HIDE_NOT_ALLOWED_IN_FIRST_ROUND",
+}
+
+MAX_LEGAL = 16  # more than the most legal actions any state has (3 up + 3 down + raise + concede)
+
+
+@nb.njit(cache=True, inline="always")
+def strength(card: int, down: int, manilha: int) -> int:
+    """Round strength of a played card: face down < any face up; manilhas by suit."""
+    if down:
+        return -1
+    rank = card >> 2
+    if rank == manilha:
+        return 100 + (card & 3)
+    return rank
+
+
+@nb.njit(cache=True)
+def new_hand(s, r, dealer, score0, score1, cards, vira):
+    """Start a hand: ``cards`` holds player 0's three then player 1's three."""
+    s[:] = 0
+    s[DEALER] = dealer
+    s[SCORE] = score0
+    s[SCORE + 1] = score1
+    s[VIRA] = vira
+    s[MANILHA] = r[R_NEXT_RANK + (vira >> 2)]
+    for i in range(6):
+        s[HAND + i] = cards[i]
+    for i in range(6):
+        s[PCARD + i] = -1
+    s[CUR_LEADER] = 1 - dealer
+    s[LAST_RAISER] = -1
+    s[DECISION] = -1
+    s[WINNER] = -1
+    s[VALUE] = 1
+    eleven = r[R_TARGET] - 1
+    if r[R_ELEVEN_ON] != 0:
+        if score0 == eleven and score1 == eleven:
+            s[VALUE] = r[R_ELEVEN_ELEVEN_VALUE]
+            s[LOCKED] = 1
+        elif score0 == eleven:
+            s[DECISION] = 0
+            s[LOCKED] = 1
+        elif score1 == eleven:
+            s[DECISION] = 1
+            s[LOCKED] = 1
+    if r[R_NLADDER] <= 1:
+        s[LOCKED] = 1
+
+
+@nb.njit(cache=True, inline="always")
+def is_over(s) -> bool:
+    return s[WINNER] >= 0
+
+
+@nb.njit(cache=True)
+def actor(s) -> int:
+    """The player who must act now (-1 when the hand is over)."""
+    if s[WINNER] >= 0:
+        return -1
+    if s[DECISION] >= 0:
+        return s[DECISION]
+    if s[PEND_TO] != 0:
+        return 1 - s[PEND_BY]
+    if s[CUR_N] == 0:
+        return s[CUR_LEADER]
+    return 1 - s[CUR_LEADER]
+
+
+@nb.njit(cache=True, inline="always")
+def _ladder_index(r, value) -> int:
+    for i in range(r[R_NLADDER]):
+        if r[R_LADDER + i] == value:
+            return i
+    return -1
+
+
+@nb.njit(cache=True)
+def next_raise_index(s, r, player) -> int:
+    """Ladder index ``player`` may raise to now, or -1 (ignores whose turn it is)."""
+    if s[LOCKED] != 0 or s[DECISION] >= 0 or s[LAST_RAISER] == player:
+        return -1
+    cur = s[PEND_TO] if s[PEND_TO] != 0 else s[VALUE]
+    i = _ladder_index(r, cur)
+    if i < 0 or i + 1 >= r[R_NLADDER]:
+        return -1
+    return i + 1
+
+
+@nb.njit(cache=True)
+def _finish(s, r, winner, points):
+    s[WINNER] = winner
+    s[AWARDED] = points
+    if winner == DRAW:
+        s[POINTS] = 0
+        return
+    sc = s[SCORE + winner] + points
+    if sc > r[R_TARGET]:
+        sc = r[R_TARGET]
+    s[POINTS] = sc - s[SCORE + winner]
+    s[SCORE + winner] = sc
+
+
+@nb.njit(cache=True)
+def hand_result(rwin, nrounds, first_leader, all_tied_mode) -> int:
+    """Winner fixed by the rounds so far (0/1/DRAW), or -1 if the hand goes on.
+
+    Implements seed 000's table: two wins; a win plus a tie (either order);
+    1-1 then a tie goes to the first non-tied round's winner; three ties go
+    to the round-1 leader (or a draw under house rules).
+    """
+    w0 = 0
+    w1 = 0
+    ties = 0
+    first = -1
+    for i in range(nrounds):
+        w = rwin[i]
+        if w == TIE:
+            ties += 1
+        else:
+            if first < 0:
+                first = w
+            if w == 0:
+                w0 += 1
+            else:
+                w1 += 1
+    if w0 >= 2:
+        return 0
+    if w1 >= 2:
+        return 1
+    if ties >= 1 and w0 != w1:
+        return 0 if w0 > w1 else 1
+    if nrounds == 3:
+        if first >= 0:
+            return first
+        if all_tied_mode == ALL_TIED_DRAW:
+            return DRAW
+        return first_leader
+    return -1
+
+
+@nb.njit(cache=True)
+def _resolve_round(s, r):
+    k = s[NROUNDS]
+    lead = s[CUR_LEADER]
+    a = strength(s[PCARD + 2 * k], s[PDOWN + 2 * k], s[MANILHA])
+    b = strength(s[PCARD + 2 * k + 1], s[PDOWN + 2 * k + 1], s[MANILHA])
+    if a > b:
+        w = lead
+    elif b > a:
+        w = 1 - lead
+    else:
+        w = TIE
+    s[RWIN + k] = w
+    s[RLEAD + k] = lead
+    s[NROUNDS] = k + 1
+    s[CUR_N] = 0
+    if w != TIE:
+        s[CUR_LEADER] = w
+    res = hand_result(s[RWIN : RWIN + 3], k + 1, 1 - s[DEALER], r[R_ALL_TIED])
+    if res >= 0:
+        _finish(s, r, res, s[VALUE])
+
+
+@nb.njit(cache=True)
+def check_action(s, r, player, action) -> int:
+    """0 if ``player`` may take ``action`` now, else a stable error code."""
+    if s[WINNER] >= 0:
+        return E_HAND_ALREADY_DECIDED
+    if player != 0 and player != 1:
+        return E_INVALID_PLAYER
+    if player != actor(s):
+        return E_ACT_OUT_OF_TURN
+    if action < 0 or action >= N_ACTIONS:
+        return E_UNKNOWN_ACTION
+    if action < A_RAISE:  # a card play
+        if s[DECISION] >= 0:
+            return E_DECISION_PENDING
+        if s[PEND_TO] != 0:
+            return E_RAISE_PENDING
+        down = action >= A_DOWN
+        card = action - A_DOWN if down else action - A_UP
+        held = False
+        for i in range(3):
+            if s[HAND + 3 * player + i] == card and (s[PLAYED + player] >> i) & 1 == 0:
+                held = True
+        if not held:
+            return E_CARD_NOT_IN_HAND
+        if down and s[NROUNDS] < r[R_FACEDOWN_FROM]:
+            return E_HIDE_NOT_ALLOWED_IN_FIRST_ROUND
+        return OK
+    if action < A_ACCEPT:  # a raise
+        nxt = next_raise_index(s, r, player)
+        if nxt < 0:
+            return E_RAISE_NOT_ALLOWED
+        if action - A_RAISE + 1 != nxt:
+            return E_INVALID_RAISE_TARGET
+        return OK
+    if action == A_ACCEPT or action == A_FOLD:
+        if s[PEND_TO] == 0:
+            return E_NO_PENDING_RAISE
+        return OK
+    if action == A_CONCEDE:
+        if s[DECISION] >= 0:
+            return E_DECISION_PENDING
+        return OK
+    # accept_eleven / fold_eleven
+    if s[DECISION] != player:
+        return E_NO_PENDING_ELEVEN_DECISION
+    return OK
+
+
+@nb.njit(cache=True)
+def apply_unchecked(s, r, action):
+    """Apply a legal action for the current actor (no checks: hot path)."""
+    p = actor(s)
+    if action < A_RAISE:
+        down = 1 if action >= A_DOWN else 0
+        card = action - A_DOWN if down else action - A_UP
+        for i in range(3):
+            if s[HAND + 3 * p + i] == card:
+                s[PLAYED + p] |= 1 << i
+        k = s[NROUNDS]
+        j = 2 * k + s[CUR_N]
+        s[PCARD + j] = card
+        s[PDOWN + j] = down
+        if s[CUR_N] == 0:
+            s[CUR_N] = 1
+        else:
+            _resolve_round(s, r)
+    elif action < A_ACCEPT:
+        to = r[R_LADDER + action - A_RAISE + 1]
+        if s[PEND_TO] != 0:  # a re-raise accepts the pending offer
+            s[PEND_PREV] = s[PEND_TO]
+        else:
+            s[PEND_PREV] = s[VALUE]
+        s[PEND_TO] = to
+        s[PEND_BY] = p
+        s[LAST_RAISER] = p
+    elif action == A_ACCEPT:
+        s[VALUE] = s[PEND_TO]
+        s[PEND_TO] = 0
+    elif action == A_FOLD:
+        prev = s[PEND_PREV]
+        s[PEND_TO] = 0
+        _finish(s, r, 1 - p, prev)
+    elif action == A_CONCEDE:
+        if s[PEND_TO] != 0:
+            prev = s[PEND_PREV]
+            s[PEND_TO] = 0
+            _finish(s, r, 1 - p, prev)
+        else:
+            _finish(s, r, 1 - p, s[VALUE])
+    elif action == A_ACCEPT_ELEVEN:
+        s[VALUE] = r[R_ELEVEN_VALUE]
+        s[DECISION] = -1
+    else:  # A_FOLD_ELEVEN
+        s[DECISION] = -1
+        _finish(s, r, 1 - p, r[R_ELEVEN_FOLD])
+
+
+@nb.njit(cache=True)
+def apply_action(s, r, player, action) -> int:
+    """Check then apply; returns 0 or an error code (state unchanged on error)."""
+    err = check_action(s, r, player, action)
+    if err == OK:
+        apply_unchecked(s, r, action)
+    return err
+
+
+@nb.njit(cache=True)
+def legal_actions(s, r, out, with_concede) -> int:
+    """Write the current actor's legal action ids (ascending) to ``out``; return the count."""
+    n = 0
+    if s[WINNER] >= 0:
+        return 0
+    p = actor(s)
+    if s[DECISION] >= 0:
+        out[0] = A_ACCEPT_ELEVEN
+        out[1] = A_FOLD_ELEVEN
+        return 2
+    if s[PEND_TO] == 0:
+        # Card ids are not sorted by slot: collect, then sort the few entries.
+        for i in range(3):
+            if (s[PLAYED + p] >> i) & 1 == 0 and s[HAND + 3 * p + i] >= 0:
+                out[n] = A_UP + s[HAND + 3 * p + i]
+                n += 1
+        if s[NROUNDS] >= r[R_FACEDOWN_FROM]:
+            m = n
+            for i in range(m):
+                out[n] = out[i] - A_UP + A_DOWN
+                n += 1
+        # insertion sort (at most 6 entries)
+        for i in range(1, n):
+            x = out[i]
+            j = i - 1
+            while j >= 0 and out[j] > x:
+                out[j + 1] = out[j]
+                j -= 1
+            out[j + 1] = x
+    nxt = next_raise_index(s, r, p)
+    if nxt > 0:
+        out[n] = A_RAISE + nxt - 1
+        n += 1
+    if s[PEND_TO] != 0:
+        out[n] = A_ACCEPT
+        out[n + 1] = A_FOLD
+        n += 2
+    if with_concede:
+        out[n] = A_CONCEDE
+        n += 1
+    return n
+
+
+@nb.njit(cache=True, inline="always")
+def _rng_next(state):
+    # splitmix64: one independent stream per hand, so results do not depend
+    # on how hands are split over threads.
+    state[0] = state[0] + np.uint64(0x9E3779B97F4A7C15)
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@nb.njit(cache=True, inline="always")
+def _rng_below(state, n) -> int:
+    return int(_rng_next(state) % np.uint64(n))
+
+
+@nb.njit(cache=True)
+def _play_one(s, r, src, deck, cards, buf, rng, dealer, score0, score1, with_concede):
+    nd = deck.shape[0]
+    deck[:] = src  # same start every hand: results independent of thread split
+    # partial Fisher-Yates: first 7 cards of a shuffled copy of the deck
+    for i in range(7):
+        j = i + _rng_below(rng, nd - i)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+        cards[i] = deck[i]
+    new_hand(s, r, dealer, score0, score1, cards, cards[6])
+    steps = 0
+    while s[WINNER] < 0:
+        n = legal_actions(s, r, buf, with_concede)
+        apply_unchecked(s, r, buf[_rng_below(rng, n)])
+        steps += 1
+    return steps
+
+
+@nb.njit(cache=True, parallel=True)
+def _random_hands(r, deck, n, seed, dealer, score0, score1, with_concede, out, nthreads):
+    chunk = (n + nthreads - 1) // nthreads
+    for t in nb.prange(nthreads):
+        s = np.empty(STATE_SIZE, np.int32)
+        d = deck.copy()
+        cards = np.empty(7, np.int32)
+        buf = np.empty(MAX_LEGAL, np.int32)
+        rng = np.empty(1, np.uint64)
+        lo = t * chunk
+        hi = min(n, lo + chunk)
+        for i in range(lo, hi):
+            rng[0] = np.uint64(seed) * np.uint64(0x100000001B3) + np.uint64(i)
+            _rng_next(rng)
+            steps = _play_one(s, r, deck, d, cards, buf, rng, dealer, score0, score1, with_concede)
+            out[i, 0] = s[WINNER]
+            out[i, 1] = s[POINTS]
+            out[i, 2] = s[AWARDED]
+            out[i, 3] = steps
+            out[i, 4] = s[NROUNDS]
+
+
+def random_hands(r, deck, n, seed, dealer, score0, score1, with_concede, out) -> None:
+    """Play ``n`` hands uniformly at random over legal actions, on numba's threads.
+
+    ``out[i]`` receives (winner, points, awarded, steps, rounds). Deterministic
+    for a given ``seed`` whatever the number of threads.
+    """
+    _random_hands(r, deck, n, seed, dealer, score0, score1, with_concede, out, nb.get_num_threads())
+
+
+@nb.njit(cache=True)
+def random_matches(r, deck, n, seed, with_concede, out):
+    """Play ``n`` whole matches at random; ``out[i]`` = (winner, score0, score1, hands)."""
+    s = np.empty(STATE_SIZE, np.int32)
+    cards = np.empty(7, np.int32)
+    buf = np.empty(MAX_LEGAL, np.int32)
+    rng = np.empty(1, np.uint64)
+    d = deck.copy()
+    target = r[R_TARGET]
+    for i in range(n):
+        rng[0] = np.uint64(seed) * np.uint64(0x100000001B3) + np.uint64(i)
+        _rng_next(rng)
+        sc0 = 0
+        sc1 = 0
+        dealer = 1
+        hands = 0
+        while sc0 < target and sc1 < target:
+            _play_one(s, r, deck, d, cards, buf, rng, dealer, sc0, sc1, with_concede)
+            sc0 = s[SCORE]
+            sc1 = s[SCORE + 1]
+            dealer = 1 - dealer
+            hands += 1
+        out[i, 0] = 0 if sc0 >= target else 1
+        out[i, 1] = sc0
+        out[i, 2] = sc1
+        out[i, 3] = hands

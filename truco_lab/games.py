@@ -1,0 +1,427 @@
+"""OpenSpiel games: ``truco_paulista`` (one hand) and ``truco_paulista_match``.
+
+Registered on ``import truco_lab``. The rules run in the numba engine; these
+classes only translate between OpenSpiel's API and the engine arrays, so
+OpenSpiel algorithms and tools work on the exact seed-000 rules. Use them for
+interop, tests and bots, not inside a solver's inner loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+import pyspiel
+
+from truco_lab import engine as E
+from truco_lab.cards import A_CONCEDE, A_DOWN, A_RAISE, A_UP, N_ACTIONS, N_CARDS, action_str, card_str
+from truco_lab.rules import PAULISTA, RuleSet
+
+MAX_HAND_ACTIONS = 16  # eleven decision or 4 raises + 4 answers, 6 cards, 1 fold/concede
+MAX_HANDS = 23  # every hand pays >= 1 point: 11 + 11 + 1
+
+_PARAMS = {
+    "dealer": 1,
+    "score0": 0,
+    "score1": 0,
+    "strategic": True,
+    "ranks": PAULISTA.ranks,
+    "suits": PAULISTA.suits,
+    "max_stake": 12,
+}
+_MATCH_PARAMS = {k: v for k, v in _PARAMS.items() if k not in ("dealer", "score0", "score1")}
+
+
+def _game_type(short: str, long: str, params: dict) -> pyspiel.GameType:
+    return pyspiel.GameType(
+        short_name=short,
+        long_name=long,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=2,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=params,
+    )
+
+
+HAND_GAME_TYPE = _game_type("truco_paulista", "Truco Paulista (one hand)", _PARAMS)
+MATCH_GAME_TYPE = _game_type("truco_paulista_match", "Truco Paulista (match to 12)", _MATCH_PARAMS)
+
+
+def rules_from_params(params: dict) -> RuleSet:
+    """RuleSet for the small-variant parameters (``ranks``, ``suits``, ``max_stake``)."""
+    rules = PAULISTA.with_deck(params["ranks"], params["suits"])
+    return rules.with_max_stake(int(params["max_stake"]))
+
+
+def _check_hand_params(p: dict, rules: RuleSet) -> None:
+    if p["dealer"] not in (0, 1):
+        raise ValueError(f"truco_paulista: dealer must be 0 or 1, got {p['dealer']!r}")
+    for k in ("score0", "score1"):
+        if not 0 <= p[k] < rules.target:
+            raise ValueError(f"truco_paulista: {k} must be in 0..{rules.target - 1}, got {p[k]!r}")
+
+
+@dataclass(frozen=True)
+class _Config:
+    """What a state needs of its game; plain data, because OpenSpiel pickles
+    a Python state's ``__dict__`` to serialize it (a pickled game loses its
+    Python attributes)."""
+
+    rules: RuleSet
+    rules_array: np.ndarray
+    deck: np.ndarray
+    strategic: bool
+    match: bool
+
+    def __deepcopy__(self, memo):  # immutable: states share it (cheap clones)
+        return self
+
+
+class _TrucoGameBase(pyspiel.Game):
+    match = False
+
+    def __init__(self, game_type: pyspiel.GameType, defaults: dict, params: dict | None) -> None:
+        p = dict(defaults)
+        p.update(params or {})
+        self.params = p
+        self.rules = rules_from_params(p)
+        self.rules_array = self.rules.to_array()
+        self.deck = self.rules.deck
+        self.strategic = bool(p["strategic"])
+        if not self.match:
+            _check_hand_params(p, self.rules)
+        hi = float(self.rules.target)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=N_ACTIONS,
+            max_chance_outcomes=N_CARDS,
+            num_players=2,
+            min_utility=-1.0 if self.match else -hi,
+            max_utility=1.0 if self.match else hi,
+            utility_sum=0.0,
+            max_game_length=(MAX_HANDS if self.match else 1) * (MAX_HAND_ACTIONS + 7),
+        )
+        super().__init__(game_type, info, p)
+        self.cfg = _Config(self.rules, self.rules_array, self.deck, self.strategic, self.match)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        if params:
+            raise ValueError(f"truco observers take no parameters, got {params}")
+        return TrucoObserver(self.cfg, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False))
+
+
+class TrucoHandGame(_TrucoGameBase):
+    """One hand of truco paulista at a given score and dealer."""
+
+    def __init__(self, params: dict | None = None) -> None:
+        super().__init__(HAND_GAME_TYPE, _PARAMS, params)
+
+    def new_initial_state(self) -> TrucoState:
+        p = self.params
+        return TrucoState(self, int(p["dealer"]), int(p["score0"]), int(p["score1"]))
+
+
+class TrucoMatchGame(_TrucoGameBase):
+    """A whole match to 12: player 1 deals first, the deal alternates."""
+
+    match = True
+
+    def __init__(self, params: dict | None = None) -> None:
+        super().__init__(MATCH_GAME_TYPE, _MATCH_PARAMS, params)
+
+    def new_initial_state(self) -> TrucoState:
+        return TrucoState(self, 1, 0, 0)
+
+
+class TrucoState(pyspiel.State):
+    """A hand (or match) in progress: dealing by chance, then engine play."""
+
+    def __init__(self, game: _TrucoGameBase, dealer: int, score0: int, score1: int) -> None:
+        super().__init__(game)
+        self._g = game.cfg
+        self.dealer = dealer
+        self.start_score = (score0, score1)
+        self.deal: list[int] = []
+        self.s = np.zeros(E.STATE_SIZE, np.int32)
+        self.hand_actions: list[tuple[int, int]] = []  # (player, action) this hand
+        self.past: list[tuple[int, tuple[int, int], list[int], list[tuple[int, int]]]] = []  # finished hands
+        self.match_winner = -1
+        self._legal_cache: list[int] | None = None
+
+    # ---- OpenSpiel API --------------------------------------------------
+    def current_player(self) -> int:
+        if self.match_winner >= 0 or (not self._g.match and len(self.deal) == 7 and self.s[E.WINNER] >= 0):
+            return pyspiel.PlayerId.TERMINAL
+        if len(self.deal) < 7:
+            return pyspiel.PlayerId.CHANCE
+        return int(E.actor(self.s))
+
+    def is_terminal(self) -> bool:
+        return self.current_player() == pyspiel.PlayerId.TERMINAL
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if self._legal_cache is None:
+            buf = np.empty(E.MAX_LEGAL, np.int32)
+            n = E.legal_actions(self.s, self._g.rules_array, buf, not self._g.strategic)
+            self._legal_cache = buf[:n].tolist()
+        return self._legal_cache
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        k = len(self.deal)
+        used = set(self.deal)
+        if k == 6:
+            rest = [int(c) for c in self._g.deck if c not in used]
+            return [(c, 1.0 / len(rest)) for c in rest]
+        lo = self.deal[k - 1] if k % 3 else -1  # each player's cards come in increasing id
+        avail = [int(c) for c in self._g.deck if c not in used and c > lo]
+        m = 3 - k % 3  # cards this player still receives, this one included
+        total = comb(len(avail), m)
+        out = []
+        for i, c in enumerate(avail):
+            w = comb(len(avail) - i - 1, m - 1)
+            if w:
+                out.append((c, w / total))
+        return out
+
+    def _apply_action(self, action: int) -> None:
+        self._legal_cache = None
+        if len(self.deal) < 7:
+            self.deal.append(int(action))
+            if len(self.deal) == 7:
+                E.new_hand(
+                    self.s, self._g.rules_array, self.dealer, self.start_score[0], self.start_score[1],
+                    np.array(self.deal[:6], np.int32), self.deal[6],
+                )
+            return
+        p = int(E.actor(self.s))
+        E.apply_unchecked(self.s, self._g.rules_array, int(action))
+        self.hand_actions.append((p, int(action)))
+        if self._g.match and self.s[E.WINNER] >= 0:
+            sc = (int(self.s[E.SCORE]), int(self.s[E.SCORE + 1]))
+            target = self._g.rules.target
+            self.past.append((self.dealer, self.start_score, self.deal, self.hand_actions))
+            if max(sc) >= target:
+                self.match_winner = 0 if sc[0] >= target else 1
+            else:
+                self.dealer = 1 - self.dealer
+                self.start_score = sc
+                self.deal = []
+                self.hand_actions = []
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return card_str(action)
+        return action_str(action)
+
+    def returns(self) -> list[float]:
+        if self._g.match:
+            if self.match_winner < 0:
+                return [0.0, 0.0]
+            return [1.0, -1.0] if self.match_winner == 0 else [-1.0, 1.0]
+        if len(self.deal) < 7 or self.s[E.WINNER] < 0 or self.s[E.WINNER] == E.DRAW:
+            return [0.0, 0.0]
+        pts = float(self.s[E.POINTS])
+        return [pts, -pts] if self.s[E.WINNER] == 0 else [-pts, pts]
+
+    def __str__(self) -> str:
+        parts = []
+        for dealer, score, deal, acts in self.past:
+            parts.append(_hand_str(dealer, score, deal, acts))
+        parts.append(_hand_str(self.dealer, self.start_score, self.deal, self.hand_actions))
+        return "\n".join(parts)
+
+    # ---- helpers for observers ---------------------------------------
+    def hand_blocks(self):
+        """(dealer, start score, deal, actions) for every hand so far, current last."""
+        return [*self.past, (self.dealer, self.start_score, self.deal, self.hand_actions)] if not (
+            self.match_winner >= 0
+        ) else list(self.past)
+
+
+def _hand_str(dealer, score, deal, acts) -> str:
+    h0 = " ".join(card_str(c) for c in deal[:3])
+    h1 = " ".join(card_str(c) for c in deal[3:6])
+    vira = card_str(deal[6]) if len(deal) == 7 else "?"
+    hist = ", ".join(f"p{p}:{action_str(a)}" for p, a in acts)
+    return f"dealer {dealer} score {score[0]}-{score[1]} | p0 [{h0}] p1 [{h1}] vira {vira} | {hist}"
+
+
+def _public_action(player: int, action: int, viewer: int) -> str:
+    if A_DOWN <= action < A_RAISE and player != viewer:
+        return f"p{player}:play_face_down ??"
+    return f"p{player}:{action_str(action)}"
+
+
+# ---- observation tensor layout -------------------------------------------
+_OBS_PIECES = [
+    ("player", 2),
+    ("dealer", 2),
+    ("score", 26),
+    ("vira", N_CARDS),
+    ("hand", N_CARDS),  # cards still held (observation) or dealt (information state)
+    ("value", 5),
+    ("pending_to", 5),
+    ("pending_by", 2),
+    ("last_raiser", 2),
+    ("decision", 2),
+    ("rounds", 3 * (2 + 3 + 2 * (N_CARDS + 1))),
+]
+_ACT_WIDTH = 2 + N_ACTIONS + 1  # actor, action, "hidden face-down card" flag
+
+
+def _ladder_slot(value: int) -> int:
+    return (1, 3, 6, 9, 12).index(value)
+
+
+class TrucoObserver:
+    """Observer for both games (PyObserver protocol).
+
+    Never reveals the opponent's held cards or the identity of their face-down
+    plays. With ``perfect_recall`` the information state adds the player's dealt
+    cards and the public action history (of every hand, in the match game).
+    """
+
+    def __init__(self, game: _Config, iig_obs_type) -> None:
+        self.game = game
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        self.public = bool(iig_obs_type.public_info)
+        pieces = list(_OBS_PIECES)
+        if self.perfect_recall:
+            nh = MAX_HANDS if game.match else 1
+            pieces = [("player", 2)] + [
+                (f"h{i}_{name}", size) for i in range(nh) for name, size in
+                [("dealer", 2), ("score", 26), ("vira", N_CARDS), ("dealt", N_CARDS),
+                 ("history", MAX_HAND_ACTIONS * _ACT_WIDTH)]
+            ]
+        total = sum(n for _, n in pieces)
+        self.tensor = np.zeros(total, np.float32)
+        self.dict = {}
+        i = 0
+        for name, n in pieces:
+            self.dict[name] = self.tensor[i : i + n]
+            i += n
+
+    def set_from(self, state: TrucoState, player: int) -> None:
+        t = self.tensor
+        t.fill(0)
+        d = self.dict
+        d["player"][player] = 1
+        if self.perfect_recall:
+            for i, (dealer, score, deal, acts) in enumerate(state.hand_blocks()):
+                d[f"h{i}_dealer"][dealer] = 1
+                d[f"h{i}_score"][score[0]] = 1
+                d[f"h{i}_score"][13 + score[1]] = 1
+                if len(deal) == 7 and self.public:
+                    d[f"h{i}_vira"][deal[6]] = 1
+                if self.private:
+                    for c in deal[3 * player : 3 * player + 3]:
+                        d[f"h{i}_dealt"][c] = 1
+                h = d[f"h{i}_history"].reshape(MAX_HAND_ACTIONS, _ACT_WIDTH)
+                for j, (p, a) in enumerate(acts):
+                    h[j, p] = 1
+                    if A_DOWN <= a < A_RAISE and p != player:
+                        h[j, 2 + N_ACTIONS] = 1
+                    else:
+                        h[j, 2 + a] = 1
+            return
+        s = state.s
+        sc = state.start_score
+        d["dealer"][state.dealer] = 1
+        d["score"][sc[0]] = 1
+        d["score"][13 + sc[1]] = 1
+        if len(state.deal) < 7:
+            if self.private:
+                for c in state.deal[3 * player : 3 * player + 3]:
+                    d["hand"][c] = 1
+            return
+        d["vira"][s[E.VIRA]] = 1
+        if self.private:
+            for i in range(3):
+                c = s[E.HAND + 3 * player + i]
+                if not (s[E.PLAYED + player] >> i) & 1:
+                    d["hand"][c] = 1
+        d["value"][_ladder_slot(int(s[E.VALUE]))] = 1
+        if s[E.PEND_TO]:
+            d["pending_to"][_ladder_slot(int(s[E.PEND_TO]))] = 1
+            d["pending_by"][s[E.PEND_BY]] = 1
+        if s[E.LAST_RAISER] >= 0:
+            d["last_raiser"][s[E.LAST_RAISER]] = 1
+        if s[E.DECISION] >= 0:
+            d["decision"][s[E.DECISION]] = 1
+        rounds = d["rounds"].reshape(3, 2 + 3 + 2 * (N_CARDS + 1))
+        for k in range(min(3, int(s[E.NROUNDS]) + 1)):
+            done = k < s[E.NROUNDS]
+            lead = int(s[E.RLEAD + k]) if done else int(s[E.CUR_LEADER])
+            rounds[k, lead] = 1
+            if done:
+                rounds[k, 2 + int(s[E.RWIN + k])] = 1
+            nplays = 2 if done else int(s[E.CUR_N])
+            for j in range(nplays):
+                c = int(s[E.PCARD + 2 * k + j])
+                who = lead if j == 0 else 1 - lead
+                base = 5 + j * (N_CARDS + 1)
+                if s[E.PDOWN + 2 * k + j]:
+                    rounds[k, base + N_CARDS] = 1
+                    if who == player and self.private:
+                        rounds[k, base + c] = 1
+                else:
+                    rounds[k, base + c] = 1
+
+    def string_from(self, state: TrucoState, player: int) -> str:
+        if self.perfect_recall:
+            out = [f"p{player}"]
+            for dealer, score, deal, acts in state.hand_blocks():
+                mine = " ".join(card_str(c) for c in deal[3 * player : 3 * player + 3]) if self.private else ""
+                vira = card_str(deal[6]) if len(deal) == 7 else "?"
+                hist = " ".join(_public_action(p, a, player) for p, a in acts)
+                out.append(f"[d{dealer} {score[0]}-{score[1]} hand:{mine} vira:{vira} | {hist}]")
+            return " ".join(out)
+        s = state.s
+        sc = state.start_score
+        parts = [f"p{player} d{state.dealer} {sc[0]}-{sc[1]}"]
+        if len(state.deal) < 7:
+            if self.private:
+                parts.append("dealt:" + " ".join(card_str(c) for c in state.deal[3 * player : 3 * player + 3]))
+            return " ".join(parts)
+        if self.private:
+            held = [int(s[E.HAND + 3 * player + i]) for i in range(3) if not (s[E.PLAYED + player] >> i) & 1]
+            parts.append("hand:" + " ".join(card_str(c) for c in sorted(held)))
+        parts.append(f"vira:{card_str(int(s[E.VIRA]))} value:{int(s[E.VALUE])}")
+        if s[E.PEND_TO]:
+            parts.append(f"pending:p{int(s[E.PEND_BY])}->{int(s[E.PEND_TO])}")
+        if s[E.LAST_RAISER] >= 0:
+            parts.append(f"last_raiser:p{int(s[E.LAST_RAISER])}")
+        if s[E.DECISION] >= 0:
+            parts.append(f"eleven:p{int(s[E.DECISION])}")
+        for k in range(min(3, int(s[E.NROUNDS]) + 1)):
+            done = k < s[E.NROUNDS]
+            lead = int(s[E.RLEAD + k]) if done else int(s[E.CUR_LEADER])
+            cards = []
+            for j in range(2 if done else int(s[E.CUR_N])):
+                who = lead if j == 0 else 1 - lead
+                c = int(s[E.PCARD + 2 * k + j])
+                if s[E.PDOWN + 2 * k + j]:
+                    cards.append(f"p{who}:v{card_str(c)}" if who == player and self.private else f"p{who}:v??")
+                else:
+                    cards.append(f"p{who}:{card_str(c)}")
+            res = ""
+            if done:
+                w = int(s[E.RWIN + k])
+                res = "=tie" if w == E.TIE else f"=p{w}"
+            parts.append(f"r{k + 1}[{' '.join(cards)}]{res}")
+        return " ".join(parts)
+
+
+pyspiel.register_game(HAND_GAME_TYPE, TrucoHandGame)
+pyspiel.register_game(MATCH_GAME_TYPE, TrucoMatchGame)
+
+__all__ = ["TrucoHandGame", "TrucoMatchGame", "TrucoObserver", "TrucoState", "rules_from_params", "A_CONCEDE", "A_UP"]

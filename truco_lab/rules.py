@@ -1,0 +1,136 @@
+"""Rules as data: one :class:`RuleSet` describes a truco system.
+
+The numba engine never sees this class; it reads the flat ``int32`` array
+produced by :meth:`RuleSet.to_array`, so adding a rule set (house rules,
+Mineiro, ...) is new data here plus engine code only where a rule is new.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from truco_lab.cards import RANKS, SUITS
+
+# Layout of the rules array read by the engine (indices are a private ABI
+# between this module and truco_lab.engine).
+R_LADDER = 0  # 5 slots: ladder values, 0-padded
+R_NLADDER = 5  # number of live ladder entries (1 = no raises)
+R_TARGET = 6  # match target (scores cap here)
+R_ELEVEN_ON = 7  # mão de onze enabled
+R_ELEVEN_VALUE = 8  # value of an accepted mão de onze
+R_ELEVEN_FOLD = 9  # points the opponent gets when the player on 11 folds
+R_ELEVEN_ELEVEN_VALUE = 10  # value of the 11 x 11 hand
+R_FACEDOWN_FROM = 11  # first round index (0-based) where face-down is legal
+R_ALL_TIED = 12  # ALL_TIED_LEADER or ALL_TIED_DRAW
+R_SPLIT_TIE = 13  # SPLIT_TIE_FIRST_WINNER (only mode so far)
+R_NEXT_RANK = 14  # 10 slots: manilha rank for each vira rank (-1: rank unused)
+R_SIZE = 24
+
+ALL_TIED_LEADER = 0
+ALL_TIED_DRAW = 1
+SPLIT_TIE_FIRST_WINNER = 0
+
+FULL_LADDER = (1, 3, 6, 9, 12)
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """A truco rule set. The defaults are seed 000 (heads-up truco paulista)."""
+
+    name: str = "paulista"
+    ladder: tuple[int, ...] = FULL_LADDER
+    target: int = 12
+    mao_de_onze: bool = True
+    eleven_value: int = 3
+    eleven_fold_points: int = 1
+    eleven_eleven_value: int = 3
+    face_down_from_round: int = 2  # 1-based, as the seed says "from round 2 on"
+    all_tied: str = "leader"  # "leader" (seed 000) or "draw" (seed 001)
+    split_then_tie: str = "first_winner"
+    ranks: str = "4567QJKA23"  # ranks in the deck, weakest first
+    suits: str = "dshc"  # suits in the deck, manilha order weakest first
+    extra: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.ladder or self.ladder[0] != 1:
+            raise ValueError(f"ladder must start at 1, got {self.ladder!r}")
+        if list(self.ladder) != sorted(set(self.ladder)) or len(self.ladder) > 5:
+            raise ValueError(f"ladder must be increasing with at most 5 rungs, got {self.ladder!r}")
+        if self.all_tied not in ("leader", "draw"):
+            raise ValueError(f"all_tied must be 'leader' or 'draw', got {self.all_tied!r}")
+        if self.split_then_tie != "first_winner":
+            raise ValueError(f"split_then_tie must be 'first_winner', got {self.split_then_tie!r}")
+        if self.face_down_from_round not in (1, 2, 3, 4):
+            raise ValueError(
+                f"face_down_from_round must be 1..3 (4 = never), got {self.face_down_from_round!r}"
+            )
+        _check_subset("ranks", self.ranks, RANKS)
+        _check_subset("suits", self.suits, SUITS)
+        if len(self.ranks) * len(self.suits) < 7:
+            raise ValueError(
+                f"a deck of ranks={self.ranks!r} x suits={self.suits!r} has "
+                f"{len(self.ranks) * len(self.suits)} cards; a hand needs at least 7"
+            )
+
+    def with_max_stake(self, max_stake: int) -> RuleSet:
+        """The same rules with the ladder cut at ``max_stake`` (1 = no raises)."""
+        if max_stake not in self.ladder:
+            raise ValueError(f"max_stake must be one of {list(self.ladder)}, got {max_stake!r}")
+        return replace(self, ladder=tuple(v for v in self.ladder if v <= max_stake))
+
+    def with_deck(self, ranks: str | None = None, suits: str | None = None) -> RuleSet:
+        """The same rules on a smaller deck (ranks/suits are subsets, any order)."""
+        r = self.ranks if ranks is None else _canonical_subset("ranks", ranks, RANKS)
+        s = self.suits if suits is None else _canonical_subset("suits", suits, SUITS)
+        return replace(self, ranks=r, suits=s)
+
+    @property
+    def deck(self) -> np.ndarray:
+        """Card ids in the deck, increasing."""
+        ids = [4 * RANKS.index(r) + SUITS.index(s) for r in self.ranks for s in self.suits]
+        return np.array(sorted(ids), dtype=np.int32)
+
+    @property
+    def max_stake(self) -> int:
+        return self.ladder[-1]
+
+    def manilha_rank(self, vira_rank: str) -> str:
+        """The manilha rank under a vira: the next rank of the deck, cyclically."""
+        i = self.ranks.index(vira_rank)
+        return self.ranks[(i + 1) % len(self.ranks)]
+
+    def to_array(self) -> np.ndarray:
+        """The flat int32 array the numba engine reads."""
+        a = np.zeros(R_SIZE, dtype=np.int32)
+        a[R_LADDER : R_LADDER + len(self.ladder)] = self.ladder
+        a[R_NLADDER] = len(self.ladder)
+        a[R_TARGET] = self.target
+        a[R_ELEVEN_ON] = int(self.mao_de_onze)
+        a[R_ELEVEN_VALUE] = self.eleven_value
+        a[R_ELEVEN_FOLD] = self.eleven_fold_points
+        a[R_ELEVEN_ELEVEN_VALUE] = self.eleven_eleven_value
+        a[R_FACEDOWN_FROM] = self.face_down_from_round - 1
+        a[R_ALL_TIED] = ALL_TIED_LEADER if self.all_tied == "leader" else ALL_TIED_DRAW
+        a[R_SPLIT_TIE] = SPLIT_TIE_FIRST_WINNER
+        a[R_NEXT_RANK : R_NEXT_RANK + 10] = -1
+        for r in self.ranks:
+            a[R_NEXT_RANK + RANKS.index(r)] = RANKS.index(self.manilha_rank(r))
+        return a
+
+
+def _check_subset(what: str, value: str, universe: str) -> None:
+    bad = [c for c in value if c not in universe]
+    if bad or len(set(value)) != len(value) or not value:
+        raise ValueError(f"{what} must be a non-empty subset of {universe!r} without repeats, got {value!r}")
+
+
+def _canonical_subset(what: str, value: str, universe: str) -> str:
+    v = value.upper() if what == "ranks" else value.lower()
+    _check_subset(what, v, universe)
+    return "".join(c for c in universe if c in v)
+
+
+PAULISTA = RuleSet()
+"""Seed 000: heads-up truco paulista, the engine's contract."""

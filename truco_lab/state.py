@@ -1,0 +1,509 @@
+"""Python face of the engine: :class:`HandState`, truco-spec JSON, errors.
+
+A ``HandState`` owns one int32 engine array (see ``truco_lab.engine``) plus
+the string ids of the cards, so states loaded from truco-spec JSON export
+back with the same ids. Everything rule-related is delegated to the engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from truco_lab import engine as E
+from truco_lab.cards import (
+    A_DOWN,
+    A_UP,
+    RANKS,
+    SUIT_NAMES,
+    action_str,
+    card_str,
+    parse_action,
+    parse_cards,
+    raise_action,
+)
+from truco_lab.rules import PAULISTA, R_ALL_TIED, R_NEXT_RANK, RuleSet
+
+
+class TrucoError(ValueError):
+    """A rejected action or state, carrying a stable truco-spec error ``code``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+
+
+def _invalid(message: str) -> TrucoError:
+    return TrucoError("INVALID_INITIAL_STATE", message)
+
+
+def card_json(cid: int, sid: str | None = None) -> dict:
+    d = {"rank": RANKS[cid >> 2], "suit": SUIT_NAMES[cid & 3]}
+    return d if sid is None else {"id": sid, **d}
+
+
+def card_from_json(obj: Any, where: str) -> int:
+    try:
+        rank, suit = obj["rank"], obj["suit"]
+        return 4 * RANKS.index(rank) + SUIT_NAMES.index(suit)
+    except (KeyError, TypeError, ValueError):
+        raise _invalid(f"{where}: expected a card like {{'rank': '7', 'suit': 'CLUBS'}}, got {obj!r}") from None
+
+
+class HandState:
+    """One hand of truco: deal, act, inspect, serialize.
+
+    >>> h = HandState.new(hands=("3d Qs 5c", "4s 7h Ac"), vira="4c")
+    >>> h.legal_action_strings()[:2]
+    ['play_face_up 5c', 'play_face_up Qs']
+    """
+
+    def __init__(self, s: np.ndarray, rules: RuleSet = PAULISTA, ids: dict[int, str] | None = None) -> None:
+        self.s = s
+        self.rules = rules
+        self._r = rules.to_array()
+        self.ids: dict[int, str] = ids if ids is not None else {}
+        if ids is None:
+            for p in range(2):
+                for i in range(3):
+                    c = int(s[E.HAND + 3 * p + i])
+                    if c >= 0:
+                        self.ids[c] = f"p{p}c{i}"
+
+    # ---- construction -------------------------------------------------
+    @classmethod
+    def new(
+        cls,
+        hands: tuple[str | list[str], str | list[str]],
+        vira: str,
+        dealer: int = 1,
+        score: tuple[int, int] = (0, 0),
+        rules: RuleSet = PAULISTA,
+    ) -> HandState:
+        """Deal a hand from card literals (player 0's three cards, player 1's, the vira)."""
+        if dealer not in (0, 1):
+            raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
+        for p, sc in enumerate(score):
+            if not isinstance(sc, (int, np.integer)) or not 0 <= sc < rules.target:
+                raise ValueError(f"score{p} must be an integer in 0..{rules.target - 1} for a live hand, got {sc!r}")
+        h0, h1 = (parse_cards(h) for h in hands)
+        for p, h in enumerate((h0, h1)):
+            if len(h) != 3:
+                raise ValueError(f"player {p} must be dealt 3 cards, got {len(h)}: {hands[p]!r}")
+        cards = parse_cards([card_str(c) for c in h0 + h1] + [vira])
+        deck = set(rules.deck.tolist())
+        for c in cards:
+            if c not in deck:
+                raise ValueError(f"card {card_str(c)!r} is not in the deck of ranks={rules.ranks!r}, suits={rules.suits!r}")
+        s = np.zeros(E.STATE_SIZE, np.int32)
+        E.new_hand(s, rules.to_array(), dealer, int(score[0]), int(score[1]), np.array(cards[:6], np.int32), cards[6])
+        return cls(s, rules)
+
+    def copy(self) -> HandState:
+        return HandState(self.s.copy(), self.rules, dict(self.ids))
+
+    # ---- queries ------------------------------------------------------
+    @property
+    def actor(self) -> int | None:
+        """Player to act now, or None when the hand is over."""
+        a = int(E.actor(self.s))
+        return None if a < 0 else a
+
+    @property
+    def is_over(self) -> bool:
+        return bool(self.s[E.WINNER] >= 0)
+
+    @property
+    def winner(self) -> int | None:
+        w = int(self.s[E.WINNER])
+        return w if w in (0, 1) else None
+
+    @property
+    def score(self) -> tuple[int, int]:
+        return int(self.s[E.SCORE]), int(self.s[E.SCORE + 1])
+
+    @property
+    def hand_value(self) -> int:
+        return int(self.s[E.VALUE])
+
+    @property
+    def points(self) -> int:
+        """Points the winner scored (after the cap); 0 while live."""
+        return int(self.s[E.POINTS])
+
+    def returns(self) -> list[float]:
+        """Points won/lost by each player (zero-sum, after the cap)."""
+        w = self.winner
+        if w is None:
+            return [0.0, 0.0]
+        pts = float(self.points)
+        return [pts, -pts] if w == 0 else [-pts, pts]
+
+    def hand(self, player: int) -> list[int]:
+        """Cards ``player`` still holds (ids)."""
+        out = []
+        for i in range(3):
+            c = int(self.s[E.HAND + 3 * player + i])
+            if c >= 0 and not (int(self.s[E.PLAYED + player]) >> i) & 1:
+                out.append(c)
+        return out
+
+    def legal_actions(self, with_concede: bool = True) -> list[int]:
+        buf = np.empty(E.MAX_LEGAL, np.int32)
+        n = E.legal_actions(self.s, self._r, buf, with_concede)
+        return buf[:n].tolist()
+
+    def legal_action_strings(self, with_concede: bool = True) -> list[str]:
+        return [action_str(a) for a in self.legal_actions(with_concede)]
+
+    def check(self, action: int | str, player: int | None = None) -> str | None:
+        """The truco-spec error code ``action`` would get, or None if legal."""
+        a = parse_action(action) if isinstance(action, str) else int(action)
+        p = self.actor if player is None else player
+        if p is None:
+            return "HAND_ALREADY_DECIDED"
+        err = int(E.check_action(self.s, self._r, p, a))
+        return None if err == E.OK else E.ERROR_NAMES[err]
+
+    def apply(self, action: int | str, player: int | None = None) -> HandState:
+        """Apply an action (id or notation) for ``player`` (default: the actor).
+
+        Raises :class:`TrucoError` with the truco-spec code when it is illegal.
+        """
+        a = parse_action(action) if isinstance(action, str) else int(action)
+        p = self.actor if player is None else player
+        if p is None:
+            raise TrucoError("HAND_ALREADY_DECIDED", f"the hand is over; cannot apply {action_str(a)!r}")
+        err = int(E.apply_action(self.s, self._r, p, a))
+        if err != E.OK:
+            raise TrucoError(E.ERROR_NAMES[err], f"player {p} cannot {action_str(a)!r} now")
+        return self
+
+    # ---- truco-spec JSON ----------------------------------------------
+    def _sid(self, cid: int) -> str:
+        if cid not in self.ids:
+            self.ids[cid] = f"x{card_str(cid)}"
+        return self.ids[cid]
+
+    def _play_json(self, rnd: int, k: int, leader: int, private: bool) -> dict | None:
+        c = int(self.s[E.PCARD + 2 * rnd + k])
+        down = bool(self.s[E.PDOWN + 2 * rnd + k])
+        player = leader if k == 0 else 1 - leader
+        d: dict[str, Any] = {"player": player, "visibility": "down" if down else "up"}
+        if private:
+            if c < 0:
+                return None
+            d["card"] = card_json(c, self._sid(c))
+        elif not down:
+            d["card"] = card_json(c)
+        return d
+
+    def _rounds_json(self, private: bool) -> list[dict]:
+        out = []
+        for i in range(int(self.s[E.NROUNDS])):
+            w = int(self.s[E.RWIN + i])
+            lead = int(self.s[E.RLEAD + i])
+            d: dict[str, Any] = {"leader": lead, "winner": None if w == E.TIE else w}
+            if private:
+                plays = [self._play_json(i, k, lead, True) for k in range(2)]
+                if all(p is not None for p in plays):
+                    d["plays"] = plays
+            out.append(d)
+        return out
+
+    def _current_json(self, private: bool) -> dict:
+        k = int(self.s[E.NROUNDS])
+        lead = int(self.s[E.CUR_LEADER])
+        plays = []
+        if k < 3:
+            for j in range(int(self.s[E.CUR_N])):
+                plays.append(self._play_json(k, j, lead, private))
+        return {"leader": lead, "plays": plays}
+
+    def _pending_json(self) -> tuple[dict | None, dict | None]:
+        s = self.s
+        pr = None
+        if s[E.PEND_TO] != 0:
+            pr = {"raised_by": int(s[E.PEND_BY]), "to": int(s[E.PEND_TO]), "previous_value": int(s[E.PEND_PREV])}
+        pd = None
+        if s[E.DECISION] >= 0:
+            pd = {"type": "mao_de_onze", "player": int(s[E.DECISION])}
+        return pr, pd
+
+    @property
+    def match_winner(self) -> int | None:
+        for p in range(2):
+            if self.score[p] >= self.rules.target:
+                return p
+        return None
+
+    def public_state(self) -> dict:
+        """The truco-spec normalized public state (hides face-down cards)."""
+        pr, pd = self._pending_json()
+        sc = self.score
+        return {
+            "next_player": self.actor,
+            "hand_value": self.hand_value,
+            "hand_winner": self.winner,
+            "match_winner": self.match_winner,
+            "score": {"0": sc[0], "1": sc[1]},
+            "completed_rounds": self._rounds_json(False),
+            "current_round": self._current_json(False),
+            "pending_raise": pr,
+            "pending_decision": pd,
+        }
+
+    def to_json(self) -> dict:
+        """The exact private state as truco-spec ``game-state`` JSON."""
+        pr, pd = self._pending_json()
+        sc = self.score
+        lr = int(self.s[E.LAST_RAISER])
+        return {
+            "dealer": int(self.s[E.DEALER]),
+            "next_player": self.actor,
+            "score": {"0": sc[0], "1": sc[1]},
+            "hand_value": self.hand_value,
+            "turnup": card_json(int(self.s[E.VIRA])),
+            "hands": {str(p): [card_json(c, self._sid(c)) for c in self.hand(p)] for p in range(2)},
+            "completed_rounds": self._rounds_json(True),
+            "current_round": self._current_json(True),
+            "last_raised_by": None if lr < 0 else lr,
+            "pending_raise": pr,
+            "pending_decision": pd,
+        }
+
+    def export(self) -> dict:
+        """The state with its outcome (truco-spec match-state ``engineState``)."""
+        return {"state": self.to_json(), "hand_winner": self.winner, "match_winner": self.match_winner}
+
+    @classmethod
+    def load(cls, obj: dict, rules: RuleSet = PAULISTA) -> HandState:
+        """Load truco-spec ``game-state`` JSON (or an ``engineState`` wrapper).
+
+        Rejects impossible states with :class:`TrucoError` (``INVALID_INITIAL_STATE``
+        or ``HAND_ALREADY_DECIDED``) and a message naming the inconsistency.
+        """
+        if isinstance(obj, dict) and "state" in obj and "hand_winner" in obj:
+            return _load(obj["state"], rules, obj.get("hand_winner"))
+        return _load(obj, rules, None)
+
+    def action_from_json(self, action: dict, player: int) -> int:
+        """truco-spec action object -> action id (card ids resolved for ``player``)."""
+        t = action.get("type") if isinstance(action, dict) else None
+        if t in ("play_face_up", "play_face_down"):
+            sid = action.get("card_id")
+            by_sid = {v: k for k, v in self.ids.items()}
+            if sid not in by_sid:
+                raise TrucoError("CARD_NOT_IN_HAND", f"no card with id {sid!r} in this hand")
+            return (A_UP if t == "play_face_up" else A_DOWN) + by_sid[sid]
+        if t == "raise":
+            return raise_action(action.get("to"))
+        return parse_action(str(t))
+
+    def __repr__(self) -> str:
+        hands = " | ".join(" ".join(card_str(c) for c in self.hand(p)) for p in range(2))
+        return (
+            f"HandState(vira={card_str(int(self.s[E.VIRA]))}, hands=[{hands}], value={self.hand_value}, "
+            f"score={self.score}, actor={self.actor}, winner={self.winner})"
+        )
+
+
+def _load(d: dict, rules: RuleSet, hand_winner: int | None) -> HandState:  # noqa: C901 - one check per rule
+    if not isinstance(d, dict):
+        raise _invalid(f"a game state must be a JSON object, got {type(d).__name__}")
+    req = ["dealer", "next_player", "score", "hand_value", "turnup", "hands", "completed_rounds", "current_round", "pending_raise"]
+    missing = [k for k in req if k not in d]
+    if missing:
+        raise _invalid(f"missing field(s) {missing}")
+    r = rules.to_array()
+    s = np.zeros(E.STATE_SIZE, np.int32)
+    dealer = d["dealer"]
+    if dealer not in (0, 1):
+        raise _invalid(f"dealer must be 0 or 1, got {dealer!r}")
+    try:
+        score = (int(d["score"]["0"]), int(d["score"]["1"]))
+    except (KeyError, TypeError, ValueError):
+        raise _invalid(f"score must be {{'0': int, '1': int}}, got {d['score']!r}") from None
+    nxt = d["next_player"]
+    live = nxt is not None
+    target = rules.target
+    if any(not 0 <= x <= target for x in score):
+        raise _invalid(f"scores must be in 0..{target}, got {score}")
+    if live and max(score) >= target:
+        raise _invalid(f"a live hand cannot exist: a player already has {max(score)} >= {target} points")
+    value = d["hand_value"]
+    if value not in rules.ladder:
+        raise _invalid(f"hand_value must be a ladder value {list(rules.ladder)}, got {value!r}")
+    vira = card_from_json(d["turnup"], "turnup")
+    deck = set(rules.deck.tolist())
+
+    ids: dict[int, str] = {}
+    seen_sid: dict[str, int] = {}
+
+    def note(c: int, sid: str, where: str) -> None:
+        if c not in deck:
+            raise _invalid(f"{where}: {card_str(c)} is not in this deck")
+        if sid in seen_sid and seen_sid[sid] != c:
+            raise _invalid(f"{where}: card id {sid!r} names two different cards")
+        if c in ids and ids[c] != sid:
+            raise _invalid(f"{where}: {card_str(c)} appears twice (ids {ids[c]!r} and {sid!r})")
+        if c == vira:
+            raise _invalid(f"{where}: {card_str(c)} is the turnup")
+        seen_sid[sid] = c
+        ids[c] = sid
+
+    # plays first, so a card both played and (redundantly) listed in hand is one card
+    completed = d["completed_rounds"]
+    cur = d["current_round"]
+    if not isinstance(completed, list) or len(completed) > 3:
+        raise _invalid("completed_rounds must be a list of at most 3 rounds")
+    nr = len(completed)
+    played: list[list[int]] = [[], []]  # per player: card ids (or -1) in play order
+    s[E.DEALER] = dealer
+    s[E.SCORE], s[E.SCORE + 1] = score
+    s[E.VALUE] = value
+    s[E.VIRA] = vira
+    if vira not in deck:
+        raise _invalid(f"turnup {card_str(vira)} is not in this deck")
+    s[E.MANILHA] = r[R_NEXT_RANK + (vira >> 2)]
+    s[E.PCARD : E.PCARD + 6] = -1
+    first_leader = 1 - dealer
+    expect_leader = first_leader
+    for i, rd in enumerate(completed):
+        lead, win = rd.get("leader"), rd.get("winner")
+        if lead not in (0, 1) or win not in (0, 1, None):
+            raise _invalid(f"completed round {i + 1}: leader must be 0/1 and winner 0/1/null, got {rd!r}")
+        if lead != expect_leader:
+            why = "the dealer cannot lead round 1" if i == 0 else "a round is led by the previous round's winner (its leader after a tie)"
+            raise _invalid(f"completed round {i + 1} is led by player {lead}, expected {expect_leader}: {why}")
+        s[E.RLEAD + i] = lead
+        s[E.RWIN + i] = E.TIE if win is None else win
+        expect_leader = lead if win is None else win
+        plays = rd.get("plays")
+        for k in range(2):
+            p = lead if k == 0 else 1 - lead
+            c = -1
+            if plays:
+                if len(plays) != 2 or plays[k].get("player") != p:
+                    raise _invalid(f"completed round {i + 1}: plays must be the leader's then the follower's")
+                c = card_from_json(plays[k]["card"], f"round {i + 1} play")
+                note(c, plays[k]["card"].get("id", f"x{card_str(c)}"), f"round {i + 1}")
+                down = plays[k].get("visibility") == "down"
+                if down and i < rules.face_down_from_round - 1:
+                    raise _invalid(f"round {i + 1}: face-down plays are not allowed before round {rules.face_down_from_round}")
+                s[E.PDOWN + 2 * i + k] = int(down)
+            s[E.PCARD + 2 * i + k] = c
+            played[p].append(c)
+        if plays:  # a recorded round must agree with its cards
+            a = E.strength(s[E.PCARD + 2 * i], s[E.PDOWN + 2 * i], s[E.MANILHA])
+            b = E.strength(s[E.PCARD + 2 * i + 1], s[E.PDOWN + 2 * i + 1], s[E.MANILHA])
+            w = E.TIE if a == b else (lead if a > b else 1 - lead)
+            if w != s[E.RWIN + i]:
+                raise _invalid(f"completed round {i + 1}: the cards played do not give winner {win!r}")
+    s[E.NROUNDS] = nr
+    decided = int(E.hand_result(s[E.RWIN : E.RWIN + 3], nr, first_leader, r[R_ALL_TIED]))
+    if live and (decided >= 0 or nr >= 3):
+        raise TrucoError("HAND_ALREADY_DECIDED", f"the completed rounds {completed} already decide the hand, but next_player is {nxt}")
+
+    if not isinstance(cur, dict) or cur.get("leader") not in (0, 1) or not isinstance(cur.get("plays"), list):
+        raise _invalid(f"current_round must be {{'leader': 0|1, 'plays': [...]}}, got {cur!r}")
+    if cur["leader"] != expect_leader:
+        raise _invalid(f"current_round is led by player {cur['leader']}, but the round history says {expect_leader}")
+    cplays = cur["plays"]
+    if len(cplays) > 1 or (cplays and not live):
+        raise _invalid("the current round can hold at most one play (a full round is resolved at once)")
+    s[E.CUR_LEADER] = expect_leader
+    s[E.CUR_N] = len(cplays)
+    for k, pl in enumerate(cplays):
+        if pl.get("player") != expect_leader:
+            raise _invalid(f"the first play of a round is the leader's (player {expect_leader}), got {pl!r}")
+        c = card_from_json(pl.get("card"), "current round play")
+        note(c, pl["card"].get("id", f"x{card_str(c)}"), "current round")
+        down = pl.get("visibility") == "down"
+        if down and nr < rules.face_down_from_round - 1:
+            raise _invalid(f"a face-down play in round {nr + 1}: face-down is allowed from round {rules.face_down_from_round}")
+        s[E.PCARD + 2 * nr + k] = c
+        s[E.PDOWN + 2 * nr + k] = int(down)
+        played[expect_leader].append(c)
+
+    hands = d["hands"]
+    for p in range(2):
+        held = []
+        for cj in hands.get(str(p), []) if isinstance(hands, dict) else []:
+            c = card_from_json(cj, f"hands[{p}]")
+            sid = cj.get("id", f"x{card_str(c)}")
+            if c in played[p] and ids.get(c) == sid:
+                continue  # the played card also listed in hand: same physical card
+            note(c, sid, f"hands[{p}]")
+            held.append(c)
+        if len(held) + len(played[p]) != 3:
+            raise _invalid(
+                f"player {p} holds {len(held)} card(s) after playing {len(played[p])}: a hand deals exactly 3"
+            )
+        for i, c in enumerate(played[p] + held):
+            s[E.HAND + 3 * p + i] = c
+        s[E.PLAYED + p] = (1 << len(played[p])) - 1
+
+    # raises, mão de onze
+    eleven = target - 1
+    on11 = [p for p in range(2) if score[p] == eleven and rules.mao_de_onze]
+    pr = d["pending_raise"]
+    pdec = d.get("pending_decision")
+    lr = d.get("last_raised_by")
+    if lr not in (0, 1, None):
+        raise _invalid(f"last_raised_by must be 0, 1 or null, got {lr!r}")
+    s[E.LAST_RAISER] = -1 if lr is None else lr
+    s[E.DECISION] = -1
+    s[E.WINNER] = -1
+    if pr is not None:
+        try:
+            by, to, prev = pr["raised_by"], pr["to"], pr["previous_value"]
+        except (KeyError, TypeError):
+            raise _invalid(f"pending_raise must have raised_by, to, previous_value, got {pr!r}") from None
+        lad = list(rules.ladder)
+        if by not in (0, 1) or prev not in lad or lad.index(prev) + 1 >= len(lad) or lad[lad.index(prev) + 1] != to:
+            raise _invalid(f"pending_raise {pr!r} is not one rung up the ladder {lad}")
+        if prev < value:
+            raise _invalid(f"pending_raise previous_value {prev} is below the accepted hand value {value}")
+        if lr is not None and lr != by:
+            raise _invalid(f"last_raised_by {lr} disagrees with the pending raise by {by}")
+        s[E.PEND_TO], s[E.PEND_PREV], s[E.PEND_BY] = to, prev, by
+        s[E.LAST_RAISER] = by
+    if len(rules.ladder) <= 1:
+        s[E.LOCKED] = 1
+    if len(on11) == 2:
+        s[E.LOCKED] = 1
+        if value != rules.eleven_eleven_value:
+            raise _invalid(f"at {eleven} x {eleven} the hand is worth {rules.eleven_eleven_value}, got hand_value {value}")
+        if pdec is not None:
+            raise _invalid(f"at {eleven} x {eleven} there is no mão de onze decision")
+    elif len(on11) == 1:
+        s[E.LOCKED] = 1
+        p11 = on11[0]
+        if pdec is not None:
+            if pdec.get("type") != "mao_de_onze" or pdec.get("player") != p11:
+                raise _invalid(f"the mão de onze decision belongs to player {p11} (on {eleven}), got {pdec!r}")
+            if value != 1 or nr or cplays:
+                raise _invalid("a pending mão de onze decision comes before any card, at hand value 1")
+            s[E.DECISION] = p11
+        elif value != rules.eleven_value and live:
+            raise _invalid(f"a mão de onze hand is worth {rules.eleven_value} once accepted; at {value} the decision must be pending")
+    elif pdec is not None:
+        raise _invalid(f"a mão de onze decision needs exactly one player on {eleven}, scores are {score}")
+    if s[E.LOCKED] and (pr is not None or (lr is not None and len(rules.ladder) > 1)):
+        raise _invalid("raises are locked in this hand (a player is on 11), yet a raise is recorded")
+    if not s[E.LOCKED] and value > 1 and pr is None and lr is None:
+        raise _invalid(f"hand_value {value} means someone raised, but last_raised_by is null")
+    if pr is not None and pdec is not None:
+        raise _invalid("a pending raise and a pending mão de onze decision cannot coexist")
+
+    if not live:
+        w = decided if decided >= 0 else hand_winner
+        if w not in (0, 1, E.DRAW):
+            raise _invalid("next_player is null but the rounds do not decide the hand and no hand_winner is given")
+        s[E.WINNER] = w
+    st = HandState(s, rules, ids)
+    if live and st.actor != nxt:
+        raise _invalid(f"next_player is {nxt}, but the state says player {st.actor} acts next")
+    return st
