@@ -81,6 +81,7 @@ class _Config:
     deck: np.ndarray
     strategic: bool
     match: bool
+    deck_set: frozenset
 
     def __deepcopy__(self, memo):  # immutable: states share it (cheap clones)
         return self
@@ -110,7 +111,9 @@ class _TrucoGameBase(pyspiel.Game):
             max_game_length=(MAX_HANDS if self.match else 1) * (MAX_HAND_ACTIONS + 7),
         )
         super().__init__(game_type, info, p)
-        self.cfg = _Config(self.rules, self.rules_array, self.deck, self.strategic, self.match)
+        self.cfg = _Config(
+            self.rules, self.rules_array, self.deck, self.strategic, self.match, frozenset(self.deck.tolist())
+        )
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         if params:
@@ -194,6 +197,12 @@ class TrucoState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         self._legal_cache = None
         if len(self.deal) < 7:
+            k = len(self.deal)
+            if action in self.deal or action not in self._g.deck_set or (k % 3 and k < 6 and action < self.deal[-1]):
+                raise ValueError(
+                    f"chance outcome {card_str(action)} is impossible here: each player's cards are dealt "
+                    f"in increasing id, from the deck, without repeats (dealt so far: {self.deal})"
+                )
             self.deal.append(int(action))
             if len(self.deal) == 7:
                 E.new_hand(

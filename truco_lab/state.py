@@ -411,7 +411,7 @@ def _load(d: dict, rules: RuleSet, hand_winner: int | None) -> HandState:  # noq
     if cur["leader"] != expect_leader:
         raise _invalid(f"current_round is led by player {cur['leader']}, but the round history says {expect_leader}")
     cplays = cur["plays"]
-    if len(cplays) > 1 or (cplays and not live):
+    if len(cplays) > 1:
         raise _invalid("the current round can hold at most one play (a full round is resolved at once)")
     s[E.CUR_LEADER] = expect_leader
     s[E.CUR_N] = len(cplays)
@@ -472,29 +472,32 @@ def _load(d: dict, rules: RuleSet, hand_winner: int | None) -> HandState:  # noq
         s[E.LAST_RAISER] = by
     if len(rules.ladder) <= 1:
         s[E.LOCKED] = 1
-    if len(on11) == 2:
-        s[E.LOCKED] = 1
-        if value != rules.eleven_eleven_value:
-            raise _invalid(f"at {eleven} x {eleven} the hand is worth {rules.eleven_eleven_value}, got hand_value {value}")
-        if pdec is not None:
-            raise _invalid(f"at {eleven} x {eleven} there is no mão de onze decision")
-    elif len(on11) == 1:
-        s[E.LOCKED] = 1
-        p11 = on11[0]
-        if pdec is not None:
-            if pdec.get("type") != "mao_de_onze" or pdec.get("player") != p11:
-                raise _invalid(f"the mão de onze decision belongs to player {p11} (on {eleven}), got {pdec!r}")
-            if value != 1 or nr or cplays:
-                raise _invalid("a pending mão de onze decision comes before any card, at hand value 1")
-            s[E.DECISION] = p11
-        elif value != rules.eleven_value and live:
-            raise _invalid(f"a mão de onze hand is worth {rules.eleven_value} once accepted; at {value} the decision must be pending")
-    elif pdec is not None:
-        raise _invalid(f"a mão de onze decision needs exactly one player on {eleven}, scores are {score}")
-    if s[E.LOCKED] and (pr is not None or (lr is not None and len(rules.ladder) > 1)):
-        raise _invalid("raises are locked in this hand (a player is on 11), yet a raise is recorded")
-    if not s[E.LOCKED] and value > 1 and pr is None and lr is None:
-        raise _invalid(f"hand_value {value} means someone raised, but last_raised_by is null")
+    # A finished hand's JSON carries the score after the award, so the
+    # start-of-hand eleven checks only apply to live hands.
+    if live:
+        if len(on11) == 2:
+            s[E.LOCKED] = 1
+            if value != rules.eleven_eleven_value:
+                raise _invalid(f"at {eleven} x {eleven} the hand is worth {rules.eleven_eleven_value}, got hand_value {value}")
+            if pdec is not None:
+                raise _invalid(f"at {eleven} x {eleven} there is no mão de onze decision")
+        elif len(on11) == 1:
+            s[E.LOCKED] = 1
+            p11 = on11[0]
+            if pdec is not None:
+                if pdec.get("type") != "mao_de_onze" or pdec.get("player") != p11:
+                    raise _invalid(f"the mão de onze decision belongs to player {p11} (on {eleven}), got {pdec!r}")
+                if value != 1 or nr or cplays:
+                    raise _invalid("a pending mão de onze decision comes before any card, at hand value 1")
+                s[E.DECISION] = p11
+            elif value != rules.eleven_value and live:
+                raise _invalid(f"a mão de onze hand is worth {rules.eleven_value} once accepted; at {value} the decision must be pending")
+        elif pdec is not None:
+            raise _invalid(f"a mão de onze decision needs exactly one player on {eleven}, scores are {score}")
+        if s[E.LOCKED] and (pr is not None or (lr is not None and len(rules.ladder) > 1)):
+            raise _invalid("raises are locked in this hand (a player is on 11), yet a raise is recorded")
+        if not s[E.LOCKED] and value > 1 and pr is None and lr is None:
+            raise _invalid(f"hand_value {value} means someone raised, but last_raised_by is null")
     if pr is not None and pdec is not None:
         raise _invalid("a pending raise and a pending mão de onze decision cannot coexist")
 

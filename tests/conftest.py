@@ -1,0 +1,25 @@
+"""Shared test helpers.
+
+Some tests read ``../shared/truco-spec`` (the public conformance corpus, beside
+the project). CI always has it; a user's clone may not, so those tests skip
+with a reason when the folder is absent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+SPEC = SHARED / "truco-spec"
+FIXTURES = SPEC / "engine" / "fixtures"
+SCHEMAS = SPEC / "engine" / "schemas"
+
+needs_spec = pytest.mark.skipif(
+    not FIXTURES.is_dir(), reason=f"truco-spec corpus not found at {SPEC} (../shared is absent in this clone)"
+)
+
+
+def fixture_files() -> list[Path]:
+    return sorted(FIXTURES.rglob("*.json")) if FIXTURES.is_dir() else []

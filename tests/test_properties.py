@@ -1,0 +1,97 @@
+"""Property tests over random playouts (engine, batch path, matches)."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from truco_lab import HandState
+from truco_lab import engine as E
+from truco_lab.cards import card_str
+from truco_lab.rules import PAULISTA
+
+LADDER = set(PAULISTA.ladder)
+
+
+@st.composite
+def hands(draw):
+    cards = draw(st.permutations(range(40)))[:7]
+    score = (draw(st.integers(0, 11)), draw(st.integers(0, 11)))
+    dealer = draw(st.integers(0, 1))
+    h = HandState.new(hands=([card_str(c) for c in cards[:3]], [card_str(c) for c in cards[3:6]]),
+                      vira=card_str(cards[6]), dealer=dealer, score=score)
+    return h, draw(st.randoms(use_true_random=False))
+
+
+@settings(max_examples=300, deadline=None)
+@given(hands())
+def test_random_playout_invariants(case):
+    h, rng = case
+    start = h.score
+    steps = 0
+    while not h.is_over:
+        legal = h.legal_actions()
+        assert legal == sorted(legal) and len(legal) == len(set(legal)) > 0
+        for a in legal:
+            assert h.check(a) is None
+        h.apply(rng.choice(legal))
+        steps += 1
+        assert steps <= 16
+    r = h.returns()
+    assert r[0] == -r[1] != 0  # zero-sum, somebody scores
+    assert len(h.public_state()["completed_rounds"]) <= 3
+    w = h.winner
+    gained = h.score[w] - start[w]
+    assert h.score[1 - w] == start[1 - w]
+    awarded = int(h.s[E.AWARDED])
+    assert awarded in LADDER
+    assert gained == min(awarded, 12 - start[w])  # ladder value or capped at 12
+    assert max(h.score) <= 12
+
+
+def test_batch_points_are_ladder_values_or_capped():
+    r, deck = PAULISTA.to_array(), PAULISTA.deck
+    for sc in ((0, 0), (10, 9), (11, 5), (11, 11)):
+        out = np.zeros((20000, 5), np.int32)
+        E.random_hands(r, deck, 20000, 1, 1, sc[0], sc[1], True, out)
+        assert set(np.unique(out[:, 0])) <= {0, 1}
+        for w, pts, awarded, steps, rounds in out:
+            assert awarded in LADDER and 1 <= steps <= 16 and rounds <= 3
+            assert pts == min(awarded, 12 - sc[w])
+
+
+def test_batch_is_deterministic_under_a_seed_and_varies_with_it():
+    import numba
+
+    r, deck = PAULISTA.to_array(), PAULISTA.deck
+    a = np.zeros((5000, 5), np.int32)
+    b = np.zeros((5000, 5), np.int32)
+    c = np.zeros((5000, 5), np.int32)
+    E.random_hands(r, deck, 5000, 42, 1, 0, 0, True, a)
+    old = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        E.random_hands(r, deck, 5000, 42, 1, 0, 0, True, b)
+    finally:
+        numba.set_num_threads(old)
+    E.random_hands(r, deck, 5000, 43, 1, 0, 0, True, c)
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_finished_matches_have_exactly_one_player_on_12():
+    r, deck = PAULISTA.to_array(), PAULISTA.deck
+    out = np.zeros((3000, 4), np.int32)
+    E.random_matches(r, deck, 3000, 7, True, out)
+    for w, s0, s1, n in out:
+        assert (s0 == 12) != (s1 == 12)
+        assert max(s0, s1) == 12 and min(s0, s1) < 12
+        assert (s0 == 12) == (w == 0)
+        assert 1 <= n <= 23
+
+
+def test_random_play_is_roughly_fair_between_seats():
+    r, deck = PAULISTA.to_array(), PAULISTA.deck
+    out = np.zeros((200000, 5), np.int32)
+    E.random_hands(r, deck, 200000, 3, 1, 0, 0, True, out)
+    # ties go to the leader (player 0 here); random play still keeps it near even
+    assert 0.4 < np.mean(out[:, 0] == 0) < 0.6
