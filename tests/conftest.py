@@ -7,6 +7,7 @@ with a reason when the folder is absent.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,9 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 SPEC = SHARED / "truco-spec"
 FIXTURES = SPEC / "engine" / "fixtures"
 SCHEMAS = SPEC / "engine" / "schemas"
+
+if os.environ.get("CI") and not FIXTURES.is_dir():
+    raise RuntimeError(f"CI must have the truco-spec corpus at {SPEC}; refusing to skip the conformance tests")
 
 needs_spec = pytest.mark.skipif(
     not FIXTURES.is_dir(), reason=f"truco-spec corpus not found at {SPEC} (../shared is absent in this clone)"
