@@ -1,0 +1,344 @@
+"""The CFR family on flat trees: one engine, variants differ only in the update rule.
+
+Algorithms: ``cfr`` (vanilla), ``cfr+``, ``lcfr`` (linear CFR), ``dcfr``
+(discounted, alpha/beta/gamma, default 1.5/0/2) and ``pcfr+`` (predictive
+CFR+). Alternating (default) or simultaneous updates. Exact best response and
+exploitability (NashConv/2) run on the same arrays.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from solvers.tree import CHANCE, DECISION, TERMINAL, GameTree
+
+ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
+_ALG_ID = {name: i for i, name in enumerate(ALGORITHMS)}
+
+
+@nb.njit(cache=True)
+def _strategy_from(regrets, pred, use_pred, offset, nact, out):
+    for i in range(offset.shape[0]):
+        o = offset[i]
+        k = nact[i]
+        tot = 0.0
+        for a in range(k):
+            x = regrets[o + a] + (pred[o + a] if use_pred else 0.0)
+            x = x if x > 0.0 else 0.0
+            out[o + a] = x
+            tot += x
+        if tot > 0.0:
+            for a in range(k):
+                out[o + a] /= tot
+        else:
+            for a in range(k):
+                out[o + a] = 1.0 / k
+
+
+@nb.njit(cache=True)
+def _normalize(ssum, offset, nact, out):
+    for i in range(offset.shape[0]):
+        o = offset[i]
+        k = nact[i]
+        tot = 0.0
+        for a in range(k):
+            tot += ssum[o + a]
+        for a in range(k):
+            out[o + a] = ssum[o + a] / tot if tot > 0.0 else 1.0 / k
+
+
+@nb.njit(cache=True)
+def _forward(ntype, nplayer, ninfo, cstart, nchild, cprob, offset, strat, r0, r1, rc):
+    r0[0] = 1.0
+    r1[0] = 1.0
+    rc[0] = 1.0
+    for n in range(ntype.shape[0]):
+        t = ntype[n]
+        if t == TERMINAL:
+            continue
+        c = cstart[n]
+        if t == CHANCE:
+            for a in range(nchild[n]):
+                r0[c + a] = r0[n]
+                r1[c + a] = r1[n]
+                rc[c + a] = rc[n] * cprob[c + a]
+        else:
+            o = offset[ninfo[n]]
+            p = nplayer[n]
+            for a in range(nchild[n]):
+                s = strat[o + a]
+                r0[c + a] = r0[n] * s if p == 0 else r0[n]
+                r1[c + a] = r1[n] * s if p == 1 else r1[n]
+                rc[c + a] = rc[n]
+
+
+@nb.njit(cache=True)
+def _backward(ntype, nplayer, ninfo, cstart, nchild, cprob, util, offset, strat, r0, r1, rc, v, inst, sinc, upd):
+    """Values (player 0's) bottom-up; accumulate regrets/strategy for players in ``upd`` (0, 1, or 2 = both)."""
+    for n in range(ntype.shape[0] - 1, -1, -1):
+        t = ntype[n]
+        if t == TERMINAL:
+            v[n] = util[n]
+            continue
+        c = cstart[n]
+        k = nchild[n]
+        acc = 0.0
+        if t == CHANCE:
+            for a in range(k):
+                acc += cprob[c + a] * v[c + a]
+            v[n] = acc
+            continue
+        o = offset[ninfo[n]]
+        for a in range(k):
+            acc += strat[o + a] * v[c + a]
+        v[n] = acc
+        p = nplayer[n]
+        if upd == 2 or upd == p:
+            if p == 0:
+                opp = r1[n] * rc[n]
+                own = r0[n]
+                sign = 1.0
+            else:
+                opp = r0[n] * rc[n]
+                own = r1[n]
+                sign = -1.0
+            if opp != 0.0:
+                for a in range(k):
+                    inst[o + a] += opp * sign * (v[c + a] - acc)
+            if own != 0.0:
+                for a in range(k):
+                    sinc[o + a] += own * strat[o + a]
+
+
+@nb.njit(cache=True)
+def _update(alg, t, alpha, beta, gamma, slot_player, upd, regrets, ssum, pred, inst, sinc, strat):
+    ta = t**alpha
+    tb = t**beta
+    pos = ta / (ta + 1.0)
+    neg = tb / (tb + 1.0)
+    sdisc = (t / (t + 1.0)) ** gamma
+    for i in range(regrets.shape[0]):
+        if upd != 2 and slot_player[i] != upd:
+            continue
+        r = inst[i]
+        if alg == 0:  # cfr
+            regrets[i] += r
+            ssum[i] += sinc[i]
+        elif alg == 1:  # cfr+
+            x = regrets[i] + r
+            regrets[i] = x if x > 0.0 else 0.0
+            ssum[i] += t * sinc[i]
+        elif alg == 2:  # linear cfr
+            regrets[i] += t * r
+            ssum[i] += t * sinc[i]
+        elif alg == 3:  # dcfr
+            x = regrets[i] + r
+            regrets[i] = x * (pos if x > 0.0 else neg)
+            ssum[i] = (ssum[i] + sinc[i]) * sdisc
+        else:  # pcfr+: predict next regret with this one
+            x = regrets[i] + r
+            regrets[i] = x if x > 0.0 else 0.0
+            pred[i] = r
+            ssum[i] += t * t * sinc[i]
+        inst[i] = 0.0
+        sinc[i] = 0.0
+
+
+@nb.njit(cache=True)
+def _pdepth(ntype, nplayer, cstart, nchild, p, depth):
+    depth[0] = 0
+    for n in range(ntype.shape[0]):
+        if ntype[n] == TERMINAL:
+            continue
+        d = depth[n] + (1 if (ntype[n] == DECISION and nplayer[n] == p) else 0)
+        for a in range(nchild[n]):
+            depth[cstart[n] + a] = d
+
+
+@nb.njit(cache=True)
+def _best_response(ntype, nplayer, ninfo, cstart, nchild, cprob, util, offset, nact, strat, r0, r1, rc,
+                   p, order, level_start, q, best, v):
+    """Value for player ``p`` of a best response to ``strat`` (the opponent's part is used)."""
+    sign = 1.0 if p == 0 else -1.0
+    for i in range(q.shape[0]):
+        q[i] = 0.0
+    nlev = level_start.shape[0] - 1
+    for lev in range(nlev):
+        lo = level_start[lev]
+        hi = level_start[lev + 1]
+        # A: action values of p's information sets at this level (children are one level deeper)
+        for j in range(lo, hi):
+            n = order[j]
+            if ntype[n] == DECISION and nplayer[n] == p:
+                opp = (r1[n] if p == 0 else r0[n]) * rc[n]
+                o = offset[ninfo[n]]
+                c = cstart[n]
+                for a in range(nchild[n]):
+                    q[o + a] += opp * v[c + a]
+        # B: the best action of each such information set
+        for j in range(lo, hi):
+            n = order[j]
+            if ntype[n] == DECISION and nplayer[n] == p:
+                i = ninfo[n]
+                o = offset[i]
+                b = 0
+                for a in range(1, nact[i]):
+                    if q[o + a] > q[o + b]:
+                        b = a
+                best[i] = b
+        # C: values bottom-up within the level (order is by decreasing node index)
+        for j in range(lo, hi):
+            n = order[j]
+            t = ntype[n]
+            c = cstart[n]
+            if t == TERMINAL:
+                v[n] = sign * util[n]
+            elif t == CHANCE:
+                acc = 0.0
+                for a in range(nchild[n]):
+                    acc += cprob[c + a] * v[c + a]
+                v[n] = acc
+            elif nplayer[n] == p:
+                v[n] = v[c + best[ninfo[n]]]
+            else:
+                o = offset[ninfo[n]]
+                acc = 0.0
+                for a in range(nchild[n]):
+                    acc += strat[o + a] * v[c + a]
+                v[n] = acc
+    return v[0]
+
+
+class CFRSolver:
+    """CFR-family solver state on a :class:`GameTree` (regrets, strategy sums, iteration)."""
+
+    def __init__(self, tree: GameTree, algorithm: str = "dcfr", alternating: bool = True,
+                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0) -> None:
+        if algorithm not in _ALG_ID:
+            raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+        self.tree = tree
+        self.algorithm = algorithm
+        self.alternating = alternating
+        self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
+        s = tree.num_slots
+        n = tree.num_nodes
+        self.regrets = np.zeros(s, np.float64)
+        self.ssum = np.zeros(s, np.float64)
+        self.pred = np.zeros(s, np.float64)
+        self.iteration = 0
+        self._inst = np.zeros(s, np.float64)
+        self._sinc = np.zeros(s, np.float64)
+        self._strat = np.zeros(s, np.float64)
+        self._r = np.zeros((3, n), np.float64)
+        self._v = np.zeros(n, np.float64)
+        self.slot_player = np.repeat(tree.infoset_player, tree.infoset_nact).astype(np.int8)
+        self._br_cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def _args(self):
+        t = self.tree
+        return t.node_type, t.node_player, t.node_infoset, t.child_start, t.num_children, t.chance_prob
+
+    def _pass(self, upd: int) -> None:
+        t = self.tree
+        _strategy_from(self.regrets, self.pred, self.algorithm == "pcfr+", t.infoset_offset, t.infoset_nact, self._strat)
+        r0, r1, rc = self._r
+        _forward(*self._args(), t.infoset_offset, self._strat, r0, r1, rc)
+        _backward(*self._args(), t.utility, t.infoset_offset, self._strat, r0, r1, rc, self._v, self._inst, self._sinc, upd)
+        _update(_ALG_ID[self.algorithm], float(self.iteration), self.alpha, self.beta, self.gamma, self.slot_player,
+                upd, self.regrets, self.ssum, self.pred, self._inst, self._sinc, self._strat)
+
+    def iterate(self, n: int = 1) -> None:
+        """Run ``n`` iterations."""
+        for _ in range(n):
+            self.iteration += 1
+            if self.alternating:
+                self._pass(0)
+                self._pass(1)
+            else:
+                self._pass(2)
+
+    def average_strategy(self) -> np.ndarray:
+        """The average profile, one probability per information-set action."""
+        out = np.zeros_like(self.ssum)
+        _normalize(self.ssum, self.tree.infoset_offset, self.tree.infoset_nact, out)
+        return out
+
+    def current_strategy(self) -> np.ndarray:
+        out = np.zeros_like(self.regrets)
+        t = self.tree
+        _strategy_from(self.regrets, self.pred, self.algorithm == "pcfr+", t.infoset_offset, t.infoset_nact, out)
+        return out
+
+    # ---- evaluation --------------------------------------------------
+    def game_value(self, strategy: np.ndarray | None = None) -> float:
+        """Player 0's expected return under ``strategy`` (default: the average profile)."""
+        return evaluate(self.tree, self.average_strategy() if strategy is None else strategy)
+
+    def best_response_values(self, strategy: np.ndarray | None = None) -> tuple[float, float]:
+        s = self.average_strategy() if strategy is None else strategy
+        return best_response_values(self.tree, s, self._br_cache)
+
+    def exploitability(self, strategy: np.ndarray | None = None) -> float:
+        """NashConv / 2 of ``strategy`` (default: the average profile), in the game's units."""
+        b0, b1 = self.best_response_values(strategy)
+        return (b0 + b1) / 2.0
+
+    # ---- checkpoints -------------------------------------------------
+    def state_dict(self) -> dict:
+        return {
+            "regrets": self.regrets, "ssum": self.ssum, "pred": self.pred,
+            "iteration": np.int64(self.iteration), "algorithm": np.array(self.algorithm),
+            "alternating": np.bool_(self.alternating),
+            "params": np.array([self.alpha, self.beta, self.gamma]),
+            "shape": np.array([self.tree.num_nodes, self.tree.num_infosets, self.tree.num_slots]),
+        }
+
+    def load_state_dict(self, d) -> None:
+        shape = np.array([self.tree.num_nodes, self.tree.num_infosets, self.tree.num_slots])
+        if not np.array_equal(np.asarray(d["shape"]), shape):
+            raise ValueError(f"checkpoint is for a tree of shape {list(d['shape'])}, this tree is {list(shape)}")
+        if str(d["algorithm"]) != self.algorithm:
+            raise ValueError(f"checkpoint was made by {str(d['algorithm'])!r}, this solver runs {self.algorithm!r}")
+        self.regrets[:] = d["regrets"]
+        self.ssum[:] = d["ssum"]
+        self.pred[:] = d["pred"]
+        self.iteration = int(d["iteration"])
+
+
+def evaluate(tree: GameTree, strategy: np.ndarray) -> float:
+    """Player 0's expected return when both play ``strategy``."""
+    n = tree.num_nodes
+    r = np.zeros((3, n))
+    v = np.zeros(n)
+    dummy = np.zeros(tree.num_slots)
+    args = (tree.node_type, tree.node_player, tree.node_infoset, tree.child_start, tree.num_children, tree.chance_prob)
+    _forward(*args, tree.infoset_offset, strategy, r[0], r[1], r[2])
+    _backward(*args, tree.utility, tree.infoset_offset, strategy, r[0], r[1], r[2], v, dummy, dummy.copy(), -1)
+    return float(v[0])
+
+
+def best_response_values(tree: GameTree, strategy: np.ndarray, cache: dict | None = None) -> tuple[float, float]:
+    """(best-response value of player 0 vs ``strategy``, same for player 1), in each player's own payoff."""
+    n = tree.num_nodes
+    args = (tree.node_type, tree.node_player, tree.node_infoset, tree.child_start, tree.num_children, tree.chance_prob)
+    r = np.zeros((3, n))
+    _forward(*args, tree.infoset_offset, strategy, r[0], r[1], r[2])
+    out = []
+    cache = {} if cache is None else cache
+    for p in (0, 1):
+        if p not in cache:
+            depth = np.zeros(n, np.int32)
+            _pdepth(tree.node_type, tree.node_player, tree.child_start, tree.num_children, p, depth)
+            order = np.lexsort((-np.arange(n), -depth)).astype(np.int32)  # deepest level first, then by -index
+            d_sorted = depth[order]
+            bounds = np.flatnonzero(np.diff(d_sorted)) + 1
+            level_start = np.concatenate(([0], bounds, [n])).astype(np.int32)
+            cache[p] = (order, level_start)
+        order, level_start = cache[p]
+        q = np.zeros(tree.num_slots)
+        best = np.zeros(tree.num_infosets, np.int32)
+        v = np.zeros(n)
+        out.append(float(_best_response(*args, tree.utility, tree.infoset_offset, tree.infoset_nact, strategy,
+                                        r[0], r[1], r[2], p, order, level_start, q, best, v)))
+    return out[0], out[1]

@@ -1,0 +1,85 @@
+"""Solver core checked against things we did not write: known values and OpenSpiel."""
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import exploitability as os_expl
+
+import truco_lab  # noqa: F401
+from solvers import ALGORITHMS, CFRSolver, build_openspiel_tree, solve
+
+
+def test_kuhn_game_value_is_minus_one_eighteenth():
+    r = solve(pyspiel.load_game("kuhn_poker"), algorithm="dcfr", iterations=400)
+    assert abs(r.game_value - (-1 / 18)) < 1e-3
+    assert r.exploitability < 1e-3
+
+
+@pytest.mark.parametrize("name", ["kuhn_poker", "leduc_poker"])
+@pytest.mark.parametrize("alg", ALGORITHMS)
+def test_our_exploitability_equals_openspiels(name, alg):
+    g = pyspiel.load_game(name)
+    r = solve(g, algorithm=alg, iterations=30)
+    pol = r.to_openspiel_policy()
+    theirs = os_expl.exploitability(g, pol)
+    assert abs(theirs - r.exploitability) < 1e-6
+    assert abs(os_expl.nash_conv(g, pol) / 2 - r.exploitability) < 1e-6
+
+
+@pytest.mark.parametrize("alg", ALGORITHMS)
+def test_every_algorithm_converges_on_leduc(alg):
+    r = solve(pyspiel.load_game("leduc_poker"), algorithm=alg, iterations=300)
+    assert r.exploitability < 0.05
+    assert abs(r.game_value - (-0.0856)) < 0.01
+
+
+def test_simultaneous_updates_also_converge():
+    r = solve(pyspiel.load_game("kuhn_poker"), algorithm="cfr+", iterations=500, alternating=False)
+    assert r.exploitability < 5e-3
+
+
+def test_target_exploitability_stops_early():
+    r = solve(pyspiel.load_game("leduc_poker"), algorithm="dcfr", iterations=None, target_exploitability=5e-3, check_every=10)
+    assert r.exploitability <= 5e-3 and r.iterations % 10 == 0 and r.history
+
+
+def test_resume_gives_the_same_regrets_as_an_uninterrupted_run(tmp_path):
+    g = pyspiel.load_game("leduc_poker")
+    full = solve(g, algorithm="pcfr+", iterations=60)
+    ck = tmp_path / "ck.npz"
+    solve(g, algorithm="pcfr+", iterations=25, checkpoint=ck)
+    resumed = solve(g, algorithm="pcfr+", iterations=60, checkpoint=ck, resume=True)
+    assert resumed.iterations == 60
+    assert np.array_equal(full.solver.regrets, resumed.solver.regrets)
+    assert np.array_equal(full.solver.ssum, resumed.solver.ssum)
+
+
+def test_bad_arguments_are_named():
+    g = pyspiel.load_game("kuhn_poker")
+    with pytest.raises(ValueError, match="algorithm"):
+        solve(g, algorithm="cfr++")
+    with pytest.raises(ValueError, match="tree"):
+        solve(g, tree="magic")
+    with pytest.raises(ValueError, match="two-player zero-sum"):
+        solve(pyspiel.load_game("kuhn_poker", {"players": 3}))
+
+
+def test_best_response_of_a_pure_deviation_is_exact():
+    # In Kuhn, always-bet vs always-bet: best responses are known closed-form values
+    tree = build_openspiel_tree(pyspiel.load_game("kuhn_poker"))
+    s = CFRSolver(tree)
+    strat = s.current_strategy()  # uniform
+    b0, b1 = s.best_response_values(strat)
+    g = pyspiel.load_game("kuhn_poker")
+    from open_spiel.python import policy
+
+    uni = policy.UniformRandomPolicy(g)
+    assert abs((b0 + b1) - os_expl.nash_conv(g, uni)) < 1e-9
+
+
+def test_tiny_truco_variant_solves_and_openspiel_agrees():
+    g = pyspiel.load_game("truco_paulista", {"ranks": "7QJKA23", "suits": "c", "max_stake": 1})
+    r = solve(g, algorithm="dcfr", iterations=200)
+    pol = r.to_openspiel_policy()
+    assert abs(os_expl.exploitability(g, pol) - r.exploitability) < 1e-6
+    assert r.exploitability < 0.01
