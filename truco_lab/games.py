@@ -30,6 +30,8 @@ _PARAMS = {
     "suits": PAULISTA.suits,
     "max_stake": 12,
 }
+_LEGAL_BUF = np.empty(E.MAX_LEGAL, np.int32)  # scratch; the jitted call holds the GIL
+_COMB = [[comb(n, k) for k in range(4)] for n in range(41)]
 _MATCH_PARAMS = {k: v for k, v in _PARAMS.items() if k not in ("dealer", "score0", "score1")}
 
 
@@ -82,6 +84,7 @@ class _Config:
     strategic: bool
     match: bool
     deck_set: frozenset
+    deck_list: tuple
 
     def __deepcopy__(self, memo):  # immutable: states share it (cheap clones)
         return self
@@ -112,7 +115,8 @@ class _TrucoGameBase(pyspiel.Game):
         )
         super().__init__(game_type, info, p)
         self.cfg = _Config(
-            self.rules, self.rules_array, self.deck, self.strategic, self.match, frozenset(self.deck.tolist())
+            self.rules, self.rules_array, self.deck, self.strategic, self.match,
+            frozenset(self.deck.tolist()), tuple(self.deck.tolist()),
         )
 
     def make_py_observer(self, iig_obs_type=None, params=None):
@@ -172,27 +176,24 @@ class TrucoState(pyspiel.State):
 
     def _legal_actions(self, player: int) -> list[int]:
         if self._legal_cache is None:
-            buf = np.empty(E.MAX_LEGAL, np.int32)
-            n = E.legal_actions(self.s, self._g.rules_array, buf, not self._g.strategic)
-            self._legal_cache = buf[:n].tolist()
+            n = E.legal_actions(self.s, self._g.rules_array, _LEGAL_BUF, not self._g.strategic)
+            self._legal_cache = _LEGAL_BUF[:n].tolist()
         return self._legal_cache
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         k = len(self.deal)
-        used = set(self.deal)
+        used = self.deal
         if k == 6:
-            rest = [int(c) for c in self._g.deck if c not in used]
-            return [(c, 1.0 / len(rest)) for c in rest]
-        lo = self.deal[k - 1] if k % 3 else -1  # each player's cards come in increasing id
-        avail = [int(c) for c in self._g.deck if c not in used and c > lo]
+            rest = [c for c in self._g.deck_list if c not in used]
+            p = 1.0 / len(rest)
+            return [(c, p) for c in rest]
+        lo = used[-1] if k % 3 else -1  # each player's cards come in increasing id
+        avail = [c for c in self._g.deck_list if c > lo and c not in used]
         m = 3 - k % 3  # cards this player still receives, this one included
-        total = comb(len(avail), m)
-        out = []
-        for i, c in enumerate(avail):
-            w = comb(len(avail) - i - 1, m - 1)
-            if w:
-                out.append((c, w / total))
-        return out
+        n = len(avail)
+        total = _COMB[n][m]
+        # P(next card = the i-th lowest available) = C(#above it, m - 1) / C(n, m)
+        return [(c, _COMB[n - i - 1][m - 1] / total) for i, c in enumerate(avail[: n - m + 1])]
 
     def _apply_action(self, action: int) -> None:
         self._legal_cache = None
