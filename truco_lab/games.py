@@ -15,7 +15,7 @@ import numpy as np
 import pyspiel
 
 from truco_lab import engine as E
-from truco_lab.cards import A_CONCEDE, A_DOWN, A_RAISE, A_UP, N_ACTIONS, N_CARDS, action_str, card_str
+from truco_lab.cards import A_DOWN, A_RAISE, N_ACTIONS, N_CARDS, action_str, card_str
 from truco_lab.rules import PAULISTA, RuleSet
 
 MAX_HAND_ACTIONS = 16  # eleven decision or 4 raises + 4 answers, 6 cards, 1 fold/concede
@@ -251,9 +251,9 @@ class TrucoState(pyspiel.State):
     # ---- helpers for observers ---------------------------------------
     def hand_blocks(self):
         """(dealer, start score, deal, actions) for every hand so far, current last."""
-        return [*self.past, (self.dealer, self.start_score, self.deal, self.hand_actions)] if not (
-            self.match_winner >= 0
-        ) else list(self.past)
+        if self.match_winner >= 0:  # the last hand is already in `past`
+            return list(self.past)
+        return [*self.past, (self.dealer, self.start_score, self.deal, self.hand_actions)]
 
 
 def _hand_str(dealer, score, deal, acts) -> str:
@@ -434,4 +434,4 @@ class TrucoObserver:
 pyspiel.register_game(HAND_GAME_TYPE, TrucoHandGame)
 pyspiel.register_game(MATCH_GAME_TYPE, TrucoMatchGame)
 
-__all__ = ["TrucoHandGame", "TrucoMatchGame", "TrucoObserver", "TrucoState", "rules_from_params", "A_CONCEDE", "A_UP"]
+__all__ = ["TrucoHandGame", "TrucoMatchGame", "TrucoObserver", "TrucoState", "rules_from_params"]
