@@ -111,36 +111,45 @@ def _backward(ntype, nplayer, ninfo, cstart, nchild, cprob, util, offset, strat,
                     sinc[o + a] += own * strat[o + a]
 
 
-@nb.njit(cache=True)
-def _update(alg, t, alpha, beta, gamma, slot_player, upd, regrets, ssum, pred, inst, sinc, strat):
+@nb.njit(cache=True, inline="always")
+def _discounts(t, alpha, beta, gamma):
     ta = t**alpha
     tb = t**beta
-    pos = ta / (ta + 1.0)
-    neg = tb / (tb + 1.0)
-    sdisc = (t / (t + 1.0)) ** gamma
+    return ta / (ta + 1.0), tb / (tb + 1.0), (t / (t + 1.0)) ** gamma
+
+
+@nb.njit(cache=True, inline="always")
+def _rule(alg, t, pos, neg, sdisc, regrets, ssum, pred, i, r, sinc):
+    """The one place the algorithms differ: fold instantaneous regret ``r`` and
+    strategy increment ``sinc`` into slot ``i`` at iteration ``t``."""
+    if alg == 0:  # cfr
+        regrets[i] += r
+        ssum[i] += sinc
+    elif alg == 1:  # cfr+
+        x = regrets[i] + r
+        regrets[i] = x if x > 0.0 else 0.0
+        ssum[i] += t * sinc
+    elif alg == 2:  # linear cfr
+        regrets[i] += t * r
+        ssum[i] += t * sinc
+    elif alg == 3:  # dcfr
+        x = regrets[i] + r
+        regrets[i] = x * (pos if x > 0.0 else neg)
+        ssum[i] = (ssum[i] + sinc) * sdisc
+    else:  # pcfr+: predict next regret with this one
+        x = regrets[i] + r
+        regrets[i] = x if x > 0.0 else 0.0
+        pred[i] = r
+        ssum[i] += t * t * sinc
+
+
+@nb.njit(cache=True)
+def _update(alg, t, alpha, beta, gamma, slot_player, upd, regrets, ssum, pred, inst, sinc, strat):
+    pos, neg, sdisc = _discounts(t, alpha, beta, gamma)
     for i in range(regrets.shape[0]):
         if upd != 2 and slot_player[i] != upd:
             continue
-        r = inst[i]
-        if alg == 0:  # cfr
-            regrets[i] += r
-            ssum[i] += sinc[i]
-        elif alg == 1:  # cfr+
-            x = regrets[i] + r
-            regrets[i] = x if x > 0.0 else 0.0
-            ssum[i] += t * sinc[i]
-        elif alg == 2:  # linear cfr
-            regrets[i] += t * r
-            ssum[i] += t * sinc[i]
-        elif alg == 3:  # dcfr
-            x = regrets[i] + r
-            regrets[i] = x * (pos if x > 0.0 else neg)
-            ssum[i] = (ssum[i] + sinc[i]) * sdisc
-        else:  # pcfr+: predict next regret with this one
-            x = regrets[i] + r
-            regrets[i] = x if x > 0.0 else 0.0
-            pred[i] = r
-            ssum[i] += t * t * sinc[i]
+        _rule(alg, t, pos, neg, sdisc, regrets, ssum, pred, i, inst[i], sinc[i])
         inst[i] = 0.0
         sinc[i] = 0.0
 

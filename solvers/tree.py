@@ -1,6 +1,14 @@
 """Two-player zero-sum game trees as flat arrays (the solvers' only view of a game).
 
-Nodes are numbered breadth-first from the root (0), so every parent precedes
+Two forms share one storage convention (an information set owns a contiguous
+block of action *slots* from ``infoset_offset``; regrets and strategy sums are
+arrays over slots), so every algorithm's update rule is the same code:
+
+* :class:`GameTree`, explicit: one node per history (generic OpenSpiel builder);
+* :class:`VectorTree`, public: one node per public history, each holding the
+  players' private states as vectors (native builders, e.g. truco's).
+
+GameTree nodes are numbered breadth-first from the root (0), so every parent precedes
 its children and a node's children are contiguous: child ``a`` of node ``n``
 is node ``child_start[n] + a``. Numba kernels walk these arrays forwards
 (reach probabilities) and backwards (values) without recursion or Python
@@ -148,3 +156,86 @@ def build_openspiel_tree(game, progress: bool = False) -> GameTree:
         infoset_actions=actions,
         source=str(game),
     )
+
+
+@dataclass
+class VectorTree:
+    """A public tree in vector form (DESIGN-NOTES §4), for games whose chance is one private deal at the root.
+
+    * Node ``n`` (parents before children) has ``node_actor`` (-1 terminal) and,
+      for terminals, ``node_util``: player 0's payoff, which must not depend on
+      private states (true of truco: who wins is public).
+    * Each player's private states live in one global array of *elements*;
+      node ``n`` sees player ``p``'s elements ``node_list[n, p] .. + node_len[n, p]``.
+      A player's list is shared by every node until that player acts again.
+      Elements ``0..H-1`` are player 0's hands at the root, ``H..2H-1`` player 1's.
+    * At a decision node the actor's ``k``-th element is information set
+      ``node_infoset[n] + k``; its action slot ``e`` leads to element
+      ``entry_child[e]`` (in the child's list). Only these per-slot links are
+      stored: no per-history node exists.
+    * ``deal_weight[h0, h1]`` is the probability of the deal (card removal
+      included); ``elem_hand`` maps elements to hands.
+    """
+
+    node_actor: np.ndarray  # int8 [N]
+    node_util: np.ndarray  # float64 [N]
+    node_list: np.ndarray  # int32 [N, 2]
+    node_len: np.ndarray  # int32 [N, 2]
+    node_infoset: np.ndarray  # int32 [N], -1 at terminals
+    infoset_offset: np.ndarray  # int64 [M]
+    infoset_nact: np.ndarray  # int32 [M]
+    entry_child: np.ndarray  # int32 [S]
+    elem_hand: np.ndarray  # int16 [E]
+    deal_weight: np.ndarray  # float64 [H, H]
+    num_hands: int
+    # navigation and labels (kernels do not read these)
+    node_parent: np.ndarray | None = None  # int32 [N]
+    node_action: np.ndarray | None = None  # int16 [N]: public action code into the node
+    node_child: np.ndarray | None = None  # int32 [N]: first child (children are contiguous)
+    node_nchild: np.ndarray | None = None  # int16 [N]
+    entry_action: np.ndarray | None = None  # int16 [S]: private action code of the slot
+    elem_entry: np.ndarray | None = None  # int32 [E]: slot that created the element (-1 at the root)
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def num_nodes(self) -> int:
+        return int(self.node_actor.shape[0])
+
+    @property
+    def num_infosets(self) -> int:
+        return int(self.infoset_offset.shape[0])
+
+    @property
+    def num_slots(self) -> int:
+        return int(self.entry_child.shape[0])
+
+    @property
+    def num_elements(self) -> int:
+        return int(self.elem_hand.shape[0])
+
+    @property
+    def infoset_player(self) -> np.ndarray:
+        """Player of each information set (computed from the nodes)."""
+        return self.node_actor[self.infoset_node()].astype(np.int8)
+
+    def infoset_node(self) -> np.ndarray:
+        """Decision node of each information set."""
+        dec = np.flatnonzero(self.node_actor >= 0)
+        cnt = self.node_len[dec, self.node_actor[dec]]
+        out = np.empty(self.num_infosets, np.int32)
+        idx = np.repeat(self.node_infoset[dec], cnt) + _ranks(cnt)
+        out[idx] = np.repeat(dec, cnt)
+        return out
+
+    def nbytes(self) -> int:
+        """Bytes of the structure the kernels read (labels excluded)."""
+        return sum(a.nbytes for a in (self.node_actor, self.node_util, self.node_list, self.node_len,
+                                      self.node_infoset, self.infoset_offset, self.infoset_nact,
+                                      self.entry_child, self.elem_hand, self.deal_weight))
+
+
+def _ranks(cnt: np.ndarray) -> np.ndarray:
+    """0..c-1 for each count c, concatenated."""
+    total = int(cnt.sum())
+    starts = np.repeat(np.cumsum(cnt) - cnt, cnt)
+    return np.arange(total) - starts

@@ -162,6 +162,18 @@ def actor(s) -> int:
 
 
 @nb.njit(cache=True, inline="always")
+def plays_allowed(s) -> bool:
+    """Whether the actor may play a card now (no decision or raise pending)."""
+    return s[WINNER] < 0 and s[DECISION] < 0 and s[PEND_TO] == 0
+
+
+@nb.njit(cache=True, inline="always")
+def hide_allowed(s, r) -> bool:
+    """Whether a card play now may be face down (the round rule only)."""
+    return s[NROUNDS] >= r[R_FACEDOWN_FROM]
+
+
+@nb.njit(cache=True, inline="always")
 def _ladder_index(r, value) -> int:
     for i in range(r[R_NLADDER]):
         if r[R_LADDER + i] == value:
@@ -280,7 +292,7 @@ def check_action(s, r, player, action) -> int:
                 held = True
         if not held:
             return E_CARD_NOT_IN_HAND
-        if down and s[NROUNDS] < r[R_FACEDOWN_FROM]:
+        if down and not hide_allowed(s, r):
             return E_HIDE_NOT_ALLOWED_IN_FIRST_ROUND
         return OK
     if action < A_ACCEPT:  # a raise
@@ -373,13 +385,13 @@ def legal_actions(s, r, out, with_concede) -> int:
         out[0] = A_ACCEPT_ELEVEN
         out[1] = A_FOLD_ELEVEN
         return 2
-    if s[PEND_TO] == 0:
+    if plays_allowed(s):
         # Card ids are not sorted by slot: collect, then sort the few entries.
         for i in range(3):
             if (s[PLAYED + p] >> i) & 1 == 0 and s[HAND + 3 * p + i] >= 0:
                 out[n] = A_UP + s[HAND + 3 * p + i]
                 n += 1
-        if s[NROUNDS] >= r[R_FACEDOWN_FROM]:
+        if hide_allowed(s, r):
             m = n
             for i in range(m):
                 out[n] = out[i] - A_UP + A_DOWN

@@ -1,0 +1,260 @@
+"""The CFR family on vector-form public trees (:class:`solvers.tree.VectorTree`).
+
+Same algorithms and update rule as :mod:`solvers.cfr` (``_rule``); only the
+traversal differs. A forward pass writes each private state's own reach; a
+backward pass in reverse node order accumulates counterfactual values into
+the private states' lists. Terminals cost ``|L0| x |L1|`` multiply-adds with the
+deal weights (card removal), decision nodes one pass over their slots, and
+every information set is visited exactly once, so regrets are updated in
+place: no per-slot scratch arrays. Regrets, strategy sums and the working
+strategy are float32 (8 bytes of solver state per slot, 12 with PCFR+'s
+prediction); values and reaches are float64.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from solvers.cfr import _ALG_ID, ALGORITHMS, _discounts, _normalize, _rule, _strategy_from
+from solvers.tree import VectorTree
+
+MODE_UPDATE = 0
+MODE_EVAL = 1
+MODE_BR = 2
+
+
+@nb.njit(cache=True)
+def _vforward(actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach, H):
+    for i in range(2 * H):
+        reach[i] = 1.0
+    for n in range(actor.shape[0]):
+        p = actor[n]
+        if p < 0:
+            continue
+        ls = nlist[n, p]
+        i0 = ninfo[n]
+        for k in range(nlen[n, p]):
+            rk = reach[ls + k]
+            o = ioff[i0 + k]
+            for a in range(inact[i0 + k]):
+                reach[echild[o + a]] = rk * strat[o + a]
+
+
+@nb.njit(cache=True)
+def _vbackward(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
+               mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred):
+    """Counterfactual values bottom-up. ``mode``: update ``who`` (0, 1, 2 = both),
+    evaluate both players, or best response for ``who``."""
+    value[:] = 0.0
+    want0 = mode == MODE_EVAL or who == 0 or who == 2
+    want1 = mode == MODE_EVAL or who == 1 or who == 2
+    for n in range(actor.shape[0] - 1, -1, -1):
+        p = actor[n]
+        if p < 0:
+            u = util[n]
+            if u == 0.0:
+                continue
+            s0 = nlist[n, 0]
+            n0 = nlen[n, 0]
+            s1 = nlist[n, 1]
+            n1 = nlen[n, 1]
+            if want0:
+                for i in range(n0):
+                    row = ehand[s0 + i]
+                    acc = 0.0
+                    for j in range(n1):
+                        acc += W[row, ehand[s1 + j]] * reach[s1 + j]
+                    value[s0 + i] += u * acc
+            if want1:
+                for j in range(n1):
+                    col = ehand[s1 + j]
+                    acc = 0.0
+                    for i in range(n0):
+                        acc += W[ehand[s0 + i], col] * reach[s0 + i]
+                    value[s1 + j] -= u * acc
+            continue
+        if (p == 0 and not want0) or (p == 1 and not want1):
+            continue
+        ls = nlist[n, p]
+        i0 = ninfo[n]
+        br = mode == MODE_BR and p == who
+        upd = mode == MODE_UPDATE
+        for k in range(nlen[n, p]):
+            o = ioff[i0 + k]
+            m = inact[i0 + k]
+            if br and m > 0:
+                vi = -np.inf
+                for a in range(m):
+                    x = value[echild[o + a]]
+                    if x > vi:
+                        vi = x
+            else:
+                vi = 0.0
+                for a in range(m):
+                    vi += strat[o + a] * value[echild[o + a]]
+            value[ls + k] += vi
+            if upd:
+                own = reach[ls + k]
+                for a in range(m):
+                    _rule(alg, t, pos, neg, sdisc, regrets, ssum, pred, o + a,
+                          value[echild[o + a]] - vi, own * strat[o + a])
+
+
+@nb.njit(cache=True)
+def _opp_reach(actor, nlist, nlen, ninfo, ehand, W, reach, out):
+    """For each information set: the opponent's reach times the deal weight (its counterfactual reach)."""
+    for n in range(actor.shape[0]):
+        p = actor[n]
+        if p < 0:
+            continue
+        q = 1 - p
+        ls = nlist[n, p]
+        lq = nlist[n, q]
+        nq = nlen[n, q]
+        i0 = ninfo[n]
+        for k in range(nlen[n, p]):
+            h = ehand[ls + k]
+            acc = 0.0
+            for j in range(nq):
+                w = W[h, ehand[lq + j]] if p == 0 else W[ehand[lq + j], h]
+                acc += w * reach[lq + j]
+            out[i0 + k] = acc
+
+
+class VectorSolver:
+    """CFR-family solver state on a :class:`VectorTree` (same interface as :class:`solvers.cfr.CFRSolver`)."""
+
+    def __init__(self, tree: VectorTree, algorithm: str = "dcfr", alternating: bool = True,
+                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0) -> None:
+        if algorithm not in _ALG_ID:
+            raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+        self.tree = tree
+        self.algorithm = algorithm
+        self.alternating = alternating
+        self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
+        s = tree.num_slots
+        self.regrets = np.zeros(s, np.float32)
+        self.ssum = np.zeros(s, np.float32)
+        self.pred = np.zeros(s if algorithm == "pcfr+" else 1, np.float32)
+        self.iteration = 0
+        self._strat = np.zeros(s, np.float32)
+        self._reach = np.zeros(tree.num_elements, np.float64)
+        self._value = np.zeros(tree.num_elements, np.float64)
+
+    # ---- kernels ------------------------------------------------------
+    def _tree_args(self):
+        t = self.tree
+        return t.node_actor, t.node_list, t.node_len, t.node_infoset, t.infoset_offset, t.infoset_nact, t.entry_child
+
+    def _forward(self, strat: np.ndarray) -> None:
+        _vforward(*self._tree_args(), strat, self._reach, self.tree.num_hands)
+
+    def _backward(self, strat: np.ndarray, mode: int, who: int) -> None:
+        t = self.tree
+        it = float(self.iteration)
+        pos, neg, sdisc = _discounts(it, self.alpha, self.beta, self.gamma)
+        _vbackward(t.node_actor, t.node_util, t.node_list, t.node_len, t.node_infoset, t.infoset_offset,
+                   t.infoset_nact, t.entry_child, t.elem_hand, t.deal_weight, strat, self._reach, self._value,
+                   mode, who, _ALG_ID[self.algorithm], it, pos, neg, sdisc, self.regrets, self.ssum, self.pred)
+
+    def _pass(self, who: int) -> None:
+        t = self.tree
+        _strategy_from(self.regrets, self.pred, self.algorithm == "pcfr+", t.infoset_offset, t.infoset_nact,
+                       self._strat)
+        self._forward(self._strat)
+        self._backward(self._strat, MODE_UPDATE, who)
+
+    def iterate(self, n: int = 1) -> None:
+        """Run ``n`` iterations."""
+        for _ in range(n):
+            self.iteration += 1
+            if self.alternating:
+                self._pass(0)
+                self._pass(1)
+            else:
+                self._pass(2)
+
+    # ---- profiles -----------------------------------------------------
+    def average_strategy(self) -> np.ndarray:
+        out = np.zeros(self.tree.num_slots, np.float32)
+        _normalize(self.ssum, self.tree.infoset_offset, self.tree.infoset_nact, out)
+        return out
+
+    def current_strategy(self) -> np.ndarray:
+        out = np.zeros(self.tree.num_slots, np.float32)
+        t = self.tree
+        _strategy_from(self.regrets, self.pred, self.algorithm == "pcfr+", t.infoset_offset, t.infoset_nact, out)
+        return out
+
+    def _root_sum(self, p: int) -> float:
+        H = self.tree.num_hands
+        return float(self._value[p * H:(p + 1) * H].sum())
+
+    def game_value(self, strategy: np.ndarray | None = None) -> float:
+        """Player 0's expected payoff under ``strategy`` (default: the average profile)."""
+        s = self.average_strategy() if strategy is None else strategy
+        self._forward(s)
+        self._backward(s, MODE_EVAL, 2)
+        return self._root_sum(0)
+
+    def best_response_values(self, strategy: np.ndarray | None = None) -> tuple[float, float]:
+        s = self.average_strategy() if strategy is None else strategy
+        self._forward(s)
+        out = []
+        for p in (0, 1):
+            self._backward(s, MODE_BR, p)
+            out.append(self._root_sum(p))
+        return out[0], out[1]
+
+    def exploitability(self, strategy: np.ndarray | None = None) -> float:
+        """NashConv / 2 of ``strategy`` (default: the average profile), in the game's units."""
+        b0, b1 = self.best_response_values(strategy)
+        return (b0 + b1) / 2.0
+
+    def slot_values(self, strategy: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(expected payoff to the actor of each slot given its information set is reached,
+        probability each information set is reached), both under ``strategy``."""
+        s = self.average_strategy() if strategy is None else strategy
+        t = self.tree
+        self._forward(s)
+        opp = np.zeros(t.num_infosets)
+        _opp_reach(t.node_actor, t.node_list, t.node_len, t.node_infoset, t.elem_hand, t.deal_weight,
+                   self._reach, opp)
+        self._backward(s, MODE_EVAL, 2)
+        cfv = self._value[t.entry_child]
+        per_slot_opp = np.repeat(opp, t.infoset_nact)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            av = np.where(per_slot_opp > 0, cfv / per_slot_opp, np.nan)
+        node = t.infoset_node()
+        own = self._reach[t.node_list[node, t.node_actor[node]] + _rank_in_node(t, node)]
+        return av, own * opp
+
+    # ---- checkpoints --------------------------------------------------
+    def state_dict(self) -> dict:
+        return {
+            "regrets": self.regrets, "ssum": self.ssum, "pred": self.pred,
+            "iteration": np.int64(self.iteration), "algorithm": np.array(self.algorithm),
+            "alternating": np.bool_(self.alternating),
+            "params": np.array([self.alpha, self.beta, self.gamma]),
+            "shape": np.array([self.tree.num_nodes, self.tree.num_infosets, self.tree.num_slots]),
+        }
+
+    def load_state_dict(self, d) -> None:
+        shape = np.array([self.tree.num_nodes, self.tree.num_infosets, self.tree.num_slots])
+        if not np.array_equal(np.asarray(d["shape"]), shape):
+            raise ValueError(f"checkpoint is for a tree of shape {list(d['shape'])}, this tree is {list(shape)}")
+        if str(d["algorithm"]) != self.algorithm:
+            raise ValueError(f"checkpoint was made by {str(d['algorithm'])!r}, this solver runs {self.algorithm!r}")
+        self.regrets[:] = d["regrets"]
+        self.ssum[:] = d["ssum"]
+        self.pred[:] = d["pred"]
+        self.iteration = int(d["iteration"])
+
+    def nbytes(self) -> int:
+        """Bytes of solver state and working buffers (the tree not included)."""
+        return sum(a.nbytes for a in (self.regrets, self.ssum, self.pred, self._strat, self._reach, self._value))
+
+
+def _rank_in_node(t: VectorTree, node: np.ndarray) -> np.ndarray:
+    return np.arange(t.num_infosets) - t.node_infoset[node]

@@ -1,0 +1,504 @@
+"""Native truco trees: one score cell and vira class as a :class:`solvers.tree.VectorTree`.
+
+This is the documented tree-building interface between the rules and the
+solvers. The tree is built from the numba engine itself (no rule is coded
+here): a public node carries a representative engine state whose hands are
+filled in lazily with a card of each level as it is played, so round
+winners, raises, payouts and the cap all come from ``truco_lab.engine``.
+
+The lossless quotient (DESIGN-NOTES §1-2):
+
+* a card is its **strength level** under the vira (9 plain levels + 4
+  manilhas in the full deck); suits of plain cards never matter and a
+  face-down card is anonymous;
+* the vira matters only through the **multiplicity** of each level (which
+  plain level it depletes): viras with the same multiplicities form one
+  **vira class**, solved once;
+* a private state is a canonical hand (sorted levels) plus the levels the
+  player has hidden, so perfect recall is kept.
+
+Value-preserving prunes (each a flag, each tested to leave the value unchanged):
+
+* ``drop_concede``: no ``concede_hand`` (dominated by playing on / folding);
+* ``drop_dominated_hide``: no face-down play when responding in a round, nor
+  as round-3 leader when the opponent can no longer raise;
+* ``cap_raises``: no raise once ``min(score) + stake >= target`` (the capped
+  payoff can no longer change).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+
+import numba as nb
+import numpy as np
+
+from solvers.tree import VectorTree
+from truco_lab import engine as E
+from truco_lab.cards import A_DOWN, A_RAISE, A_UP, N_ACTIONS, card_str
+from truco_lab.rules import PAULISTA, R_TARGET, RuleSet
+
+HIDDEN = N_ACTIONS  # public code of "a card played face down" (identity not public)
+
+# prune flags (bit mask)
+DROP_CONCEDE = 1
+DROP_DOMINATED_HIDE = 2
+CAP_RAISES = 4
+ALL_PRUNES = DROP_CONCEDE | DROP_DOMINATED_HIDE | CAP_RAISES
+PRUNE_NAMES = {"drop_concede": DROP_CONCEDE, "drop_dominated_hide": DROP_DOMINATED_HIDE, "cap_raises": CAP_RAISES}
+
+
+# ---- levels and vira classes (Python, once per rule set) ------------------
+@dataclass(frozen=True)
+class ViraClass:
+    """Viras that induce the same level multiplicities (hence isomorphic subgames)."""
+
+    index: int
+    vira: int  # representative vira card id
+    viras: tuple[int, ...]  # every vira card of the class
+    weight: float  # probability that the turned-up card falls in this class
+    level_cards: tuple[tuple[int, ...], ...]  # cards of each level, weakest level first
+
+    @property
+    def multiplicity(self) -> tuple[int, ...]:
+        return tuple(len(c) for c in self.level_cards)
+
+    @property
+    def name(self) -> str:
+        return card_str(self.vira)
+
+
+def _levels(rules: RuleSet, vira: int) -> tuple[tuple[int, ...], ...]:
+    r = rules.to_array()
+    manilha = int(r[E.R_NEXT_RANK + (vira >> 2)])
+    by_strength: dict[int, list[int]] = {}
+    for c in rules.deck:
+        c = int(c)
+        if c != vira:
+            by_strength.setdefault(int(E.strength(c, 0, manilha)), []).append(c)
+    return tuple(tuple(by_strength[k]) for k in sorted(by_strength))
+
+
+def vira_classes(rules: RuleSet = PAULISTA) -> list[ViraClass]:
+    """The vira classes of ``rules``' deck, ordered by multiplicity pattern."""
+    groups: dict[tuple[int, ...], list[tuple[int, tuple]]] = {}
+    for v in rules.deck:
+        lv = _levels(rules, int(v))
+        groups.setdefault(tuple(len(c) for c in lv), []).append((int(v), lv))
+    n = len(rules.deck)
+    out = []
+    for i, key in enumerate(sorted(groups)):
+        members = groups[key]
+        out.append(ViraClass(i, members[0][0], tuple(m[0] for m in members), len(members) / n, members[0][1]))
+    return out
+
+
+def vira_class_of(rules: RuleSet, vira: int) -> ViraClass:
+    """The class a vira card belongs to."""
+    for vc in vira_classes(rules):
+        if vira in vc.viras:
+            return vc
+    raise ValueError(f"vira {card_str(vira)} is not in the deck ranks={rules.ranks!r} suits={rules.suits!r}")
+
+
+def _hands(mult: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Canonical hands (sorted level triples) and their packed level counts (2 bits per level)."""
+    L = len(mult)
+    hands, packed = [], []
+    for a in range(L):
+        for b in range(a, L):
+            for c in range(b, L):
+                cnt = [0] * L
+                for x in (a, b, c):
+                    cnt[x] += 1
+                if all(cnt[i] <= mult[i] for i in range(L)):
+                    hands.append((a, b, c))
+                    packed.append(sum(cnt[i] << (2 * i) for i in range(L)))
+    return np.array(hands, np.int8), np.array(packed, np.int64)
+
+
+def deal_weights(mult: tuple[int, ...], hands: np.ndarray) -> np.ndarray:
+    """W[h0, h1] = probability that player 0 holds hand h0 and player 1 holds h1."""
+    L = len(mult)
+    n = sum(mult)
+    cnt = np.zeros((len(hands), L), np.int64)
+    for i, h in enumerate(hands):
+        for x in h:
+            cnt[i, x] += 1
+    own = np.array([np.prod([comb(mult[lv], int(k)) for lv, k in enumerate(row)]) for row in cnt], np.float64)
+    W = np.zeros((len(hands), len(hands)))
+    for i in range(len(hands)):
+        rest = np.array(mult) - cnt[i]
+        for j in range(len(hands)):
+            w = 1
+            for lv in range(L):
+                k = int(cnt[j, lv])
+                if k:
+                    w *= comb(int(rest[lv]), k)
+                    if w == 0:
+                        break
+            W[i, j] = own[i] * w
+    return W / (comb(n, 3) * comb(n - 3, 3))
+
+
+# ---- the numba builder ---------------------------------------------------
+@nb.njit(cache=True)
+def _grow(a, need):
+    if need <= a.shape[0]:
+        return a
+    b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@nb.njit(cache=True)
+def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
+    H = hand_packed.shape[0]
+    cap = 1 << 16
+    n_actor = np.empty(cap, np.int8)
+    n_util = np.empty(cap, np.float64)
+    n_parent = np.empty(cap, np.int32)
+    n_paction = np.empty(cap, np.int16)
+    n_ls0 = np.empty(cap, np.int32)
+    n_ls1 = np.empty(cap, np.int32)
+    n_ln0 = np.empty(cap, np.int32)
+    n_ln1 = np.empty(cap, np.int32)
+    n_info = np.empty(cap, np.int32)
+    n_child = np.empty(cap, np.int32)
+    n_nchild = np.empty(cap, np.int16)
+    i_off = np.empty(cap, np.int64)
+    i_nact = np.empty(cap, np.int8)
+    e_child = np.empty(cap, np.int32)
+    e_action = np.empty(cap, np.int16)
+    el_hand = np.empty(cap, np.int16)
+    el_rem = np.empty(cap, np.int64)
+    el_entry = np.empty(cap, np.int32)
+    el_hand = _grow(el_hand, 2 * H)
+    el_rem = _grow(el_rem, 2 * H)
+    el_entry = _grow(el_entry, 2 * H)
+    for i in range(2 * H):
+        el_hand[i] = i % H
+        el_rem[i] = hand_packed[i % H]
+        el_entry[i] = -1
+    nel = 2 * H
+    nnodes = 1
+    ninfo = 0
+    nent = 0
+    n_parent[0] = -1
+    n_paction[0] = -1
+    n_ls0[0] = 0
+    n_ln0[0] = H
+    n_ls1[0] = H
+    n_ln1[0] = H
+    st_node = np.empty(4096, np.int32)
+    st_state = np.empty((4096, root.shape[0]), np.int32)
+    sp = 0
+    st_node[0] = 0
+    st_state[0] = root
+    sp = 1
+    buf = np.empty(E.MAX_LEGAL, np.int32)
+    pub = np.empty(64, np.int32)  # public action codes of the node
+    pcount = np.empty(64, np.int64)
+    pstart = np.empty(64, np.int64)
+    pfill = np.empty(64, np.int64)
+    pchild = np.empty(64, np.int32)
+    up_slot = np.empty(32, np.int32)  # public index of "play level l face up"
+    used_lv = np.zeros(32, np.int32)  # copies of each level already face up
+    opp_up = np.zeros(32, np.int32)
+    possible = np.zeros(1024, np.bool_)
+    mult = np.zeros(32, np.int32)
+    for lv in range(nlev):
+        for x in range(lvl_cards.shape[1]):
+            if lvl_cards[lv, x] >= 0:
+                mult[lv] += 1
+    target = r[R_TARGET]
+    while sp > 0:
+        sp -= 1
+        n = st_node[sp]
+        s = st_state[sp].copy()
+        n_child[n] = 0
+        n_nchild[n] = 0
+        n_info[n] = -1
+        if s[E.WINNER] >= 0:
+            n_actor[n] = -1
+            w = s[E.WINNER]
+            n_util[n] = s[E.POINTS] if w == 0 else (-s[E.POINTS] if w == 1 else 0.0)
+            continue
+        p = E.actor(s)
+        q = 1 - p
+        n_actor[n] = p
+        n_util[n] = 0.0
+        ls = n_ls0[n] if p == 0 else n_ls1[n]
+        ln = n_ln0[n] if p == 0 else n_ln1[n]
+        lowscore = min(s[E.SCORE], s[E.SCORE + 1])
+        # public actions that do not depend on the private hand
+        k = E.legal_actions(s, r, buf, (prunes & DROP_CONCEDE) == 0)
+        npub = 0
+        for j in range(k):
+            a = buf[j]
+            if a >= A_RAISE and a < A_RAISE + 4 and (prunes & CAP_RAISES) != 0:
+                stake = s[E.PEND_TO] if s[E.PEND_TO] != 0 else s[E.VALUE]
+                if lowscore + stake >= target:
+                    continue
+            pub[npub] = a
+            npub += 1
+        nfixed = npub
+        for lv in range(nlev):
+            up_slot[lv] = -1
+        hide = False
+        if E.plays_allowed(s):
+            union = np.int64(0)
+            for t in range(ln):
+                union |= el_rem[ls + t]
+            for lv in range(nlev):
+                used_lv[lv] = 0
+            for x in range(2 * s[E.NROUNDS] + s[E.CUR_N]):
+                c = s[E.PCARD + x]
+                if c >= 0 and s[E.PDOWN + x] == 0 and card_level[c] >= 0:
+                    used_lv[card_level[c]] += 1
+            for lv in range(nlev):
+                # a level whose every copy is already face up cannot be played (such hands are impossible)
+                if (union >> (2 * lv)) & 3 and used_lv[lv] < mult[lv]:
+                    up_slot[lv] = npub
+                    pub[npub] = A_UP + lv  # level, mapped to a card below
+                    npub += 1
+            hide = E.hide_allowed(s, r)
+            if hide and (prunes & DROP_DOMINATED_HIDE) != 0:
+                if s[E.CUR_N] == 1:
+                    hide = False
+                elif s[E.NROUNDS] == 2:
+                    opp_can = E.next_raise_index(s, r, q) > 0
+                    if opp_can and (prunes & CAP_RAISES) != 0 and lowscore + s[E.VALUE] >= target:
+                        opp_can = False
+                    if not opp_can:
+                        hide = False
+            if hide:
+                pub[npub] = HIDDEN
+                npub += 1
+        # hands made impossible by the opponent's face-up cards get no actions (and no successors)
+        for lv in range(nlev):
+            opp_up[lv] = 0
+        for x in range(2 * s[E.NROUNDS] + s[E.CUR_N]):
+            c = s[E.PCARD + x]
+            k = x >> 1
+            lead = s[E.RLEAD + k] if k < s[E.NROUNDS] else s[E.CUR_LEADER]
+            who = lead if (x & 1) == 0 else 1 - lead
+            if who == q and c >= 0 and s[E.PDOWN + x] == 0 and card_level[c] >= 0:
+                opp_up[card_level[c]] += 1
+        if ln > possible.shape[0]:
+            possible = np.zeros(2 * ln, np.bool_)
+        for t in range(ln):
+            hp = hand_packed[el_hand[ls + t]]
+            ok = True
+            for lv in range(nlev):
+                if ((hp >> (2 * lv)) & 3) + opp_up[lv] > mult[lv]:
+                    ok = False
+            possible[t] = ok
+        # count private successors per public action
+        for j in range(npub):
+            pcount[j] = 0
+        ient = 0
+        for t in range(ln):
+            if not possible[t]:
+                continue
+            rem = el_rem[ls + t]
+            for j in range(nfixed):
+                pcount[j] += 1
+            ient += nfixed
+            for lv in range(nlev):
+                if (rem >> (2 * lv)) & 3:
+                    if up_slot[lv] >= 0:
+                        pcount[up_slot[lv]] += 1
+                        ient += 1
+                    if hide:
+                        pcount[npub - 1] += 1
+                        ient += 1
+        # allocate children, their lists and this node's information sets
+        c0 = nnodes
+        nnodes += npub
+        if nnodes > n_actor.shape[0]:
+            need = nnodes
+            n_actor = _grow(n_actor, need)
+            n_util = _grow(n_util, need)
+            n_parent = _grow(n_parent, need)
+            n_paction = _grow(n_paction, need)
+            n_ls0 = _grow(n_ls0, need)
+            n_ls1 = _grow(n_ls1, need)
+            n_ln0 = _grow(n_ln0, need)
+            n_ln1 = _grow(n_ln1, need)
+            n_info = _grow(n_info, need)
+            n_child = _grow(n_child, need)
+            n_nchild = _grow(n_nchild, need)
+        n_child[n] = c0
+        n_nchild[n] = npub
+        for j in range(npub):
+            pstart[j] = nel
+            pfill[j] = nel
+            nel += pcount[j]
+            c = c0 + j
+            pchild[j] = c
+            n_parent[c] = n
+            if p == 0:
+                n_ls0[c] = pstart[j]
+                n_ln0[c] = pcount[j]
+                n_ls1[c] = n_ls1[n]
+                n_ln1[c] = n_ln1[n]
+            else:
+                n_ls1[c] = pstart[j]
+                n_ln1[c] = pcount[j]
+                n_ls0[c] = n_ls0[n]
+                n_ln0[c] = n_ln0[n]
+        el_hand = _grow(el_hand, nel)
+        el_rem = _grow(el_rem, nel)
+        el_entry = _grow(el_entry, nel)
+        i0 = ninfo
+        ninfo += ln
+        i_off = _grow(i_off, ninfo)
+        i_nact = _grow(i_nact, ninfo)
+        n_info[n] = i0
+        e_child = _grow(e_child, nent + ient)
+        e_action = _grow(e_action, nent + ient)
+        for t in range(ln):
+            src = ls + t
+            rem = el_rem[src]
+            i_off[i0 + t] = nent
+            m = 0
+            if not possible[t]:
+                i_nact[i0 + t] = 0
+                continue
+            for j in range(nfixed):
+                e = nent + m
+                m += 1
+                d = pfill[j]
+                pfill[j] += 1
+                el_hand[d] = el_hand[src]
+                el_rem[d] = rem
+                el_entry[d] = e
+                e_child[e] = d
+                e_action[e] = pub[j]
+            for lv in range(nlev):
+                if (rem >> (2 * lv)) & 3 and up_slot[lv] >= 0:
+                    j = up_slot[lv]
+                    e = nent + m
+                    m += 1
+                    d = pfill[j]
+                    pfill[j] += 1
+                    el_hand[d] = el_hand[src]
+                    el_rem[d] = rem - (np.int64(1) << (2 * lv))
+                    el_entry[d] = e
+                    e_child[e] = d
+                    e_action[e] = A_UP + lvl_cards[lv, 0]
+            if hide:
+                for lv in range(nlev):
+                    if (rem >> (2 * lv)) & 3:
+                        j = npub - 1
+                        e = nent + m
+                        m += 1
+                        d = pfill[j]
+                        pfill[j] += 1
+                        el_hand[d] = el_hand[src]
+                        el_rem[d] = rem - (np.int64(1) << (2 * lv))
+                        el_entry[d] = e
+                        e_child[e] = d
+                        e_action[e] = A_DOWN + lvl_cards[lv, 0]
+            i_nact[i0 + t] = m
+            nent += m
+        # child states, pushed for expansion
+        if sp + npub > st_node.shape[0]:
+            raise ValueError("public tree deeper than the builder's stack")
+        for j in range(npub):
+            c = c0 + j
+            a = pub[j]
+            child = s.copy()
+            if a == HIDDEN or a < A_RAISE:
+                if a == HIDDEN:
+                    card = s[E.VIRA]  # identity never consulted
+                    code = A_DOWN + card
+                else:
+                    lv = a - A_UP
+                    card = lvl_cards[lv, used_lv[lv]]
+                    code = A_UP + card
+                for x in range(3):
+                    if child[E.HAND + 3 * p + x] < 0 and (child[E.PLAYED + p] >> x) & 1 == 0:
+                        child[E.HAND + 3 * p + x] = card
+                        break
+                E.apply_unchecked(child, r, code)
+                n_paction[c] = HIDDEN if a == HIDDEN else code
+            else:
+                E.apply_unchecked(child, r, a)
+                n_paction[c] = a
+            st_node[sp] = c
+            st_state[sp] = child
+            sp += 1
+    return (n_actor[:nnodes], n_util[:nnodes], n_parent[:nnodes], n_paction[:nnodes], n_ls0[:nnodes],
+            n_ls1[:nnodes], n_ln0[:nnodes], n_ln1[:nnodes], n_info[:nnodes], n_child[:nnodes],
+            n_nchild[:nnodes], i_off[:ninfo], i_nact[:ninfo], e_child[:nent], e_action[:nent],
+            el_hand[:nel], el_entry[:nel])
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One native subgame: a score cell, a dealer and a vira class under a rule set."""
+
+    rules: RuleSet
+    score0: int
+    score1: int
+    dealer: int
+    vira_class: ViraClass
+    prunes: int = ALL_PRUNES
+
+
+def build_cell(rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, dealer: int = 1,
+               vira: int | ViraClass = 0, prunes: int | dict = ALL_PRUNES) -> VectorTree:
+    """The vector-form tree of one cell: ``vira`` is a class index or a :class:`ViraClass`.
+
+    ``prunes`` is a bit mask (``ALL_PRUNES`` default, 0 = the full game minus
+    nothing) or a dict of :data:`PRUNE_NAMES` to bools.
+    """
+    if isinstance(prunes, dict):
+        bad = set(prunes) - set(PRUNE_NAMES)
+        if bad:
+            raise ValueError(f"unknown prune(s) {sorted(bad)}; known: {sorted(PRUNE_NAMES)}")
+        prunes = sum(PRUNE_NAMES[k] for k, on in prunes.items() if on)
+    t = rules.target
+    for name, v in (("score0", score0), ("score1", score1)):
+        if not isinstance(v, (int, np.integer)) or not 0 <= v < t:
+            raise ValueError(f"{name} must be an integer in 0..{t - 1}, got {v!r}")
+    if dealer not in (0, 1):
+        raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
+    if isinstance(vira, ViraClass):
+        vc = vira
+    else:
+        classes = vira_classes(rules)
+        if not isinstance(vira, (int, np.integer)) or not 0 <= vira < len(classes):
+            raise ValueError(f"vira class must be 0..{len(classes) - 1}, got {vira!r}")
+        vc = classes[int(vira)]
+    r = rules.to_array()
+    nlev = len(vc.level_cards)
+    if nlev > 31:
+        raise ValueError(f"{nlev} strength levels: the packed hand format holds at most 31")
+    lvl_cards = np.full((nlev, 4), -1, np.int32)
+    card_level = np.full(40, -1, np.int32)
+    for lv, cards in enumerate(vc.level_cards):
+        lvl_cards[lv, : len(cards)] = cards
+        for c in cards:
+            card_level[c] = lv
+    hands, packed = _hands(vc.multiplicity)
+    root = np.zeros(E.STATE_SIZE, np.int32)
+    E.new_hand(root, r, dealer, score0, score1, np.full(6, -1, np.int32), vc.vira)
+    arrs = _build(r, root, lvl_cards, card_level, packed, nlev, prunes)
+    (actor, util, parent, paction, ls0, ls1, ln0, ln1, info, child, nchild, ioff, inact, echild, eaction,
+     ehand, eentry) = arrs
+    node_list = np.stack([ls0, ls1], axis=1)
+    node_len = np.stack([ln0, ln1], axis=1)
+    # information set -> player, node (for tables); computed, not stored by the builder
+    return VectorTree(
+        node_actor=actor, node_util=util, node_list=node_list, node_len=node_len, node_infoset=info,
+        infoset_offset=ioff, infoset_nact=inact.astype(np.int32), entry_child=echild, elem_hand=ehand,
+        deal_weight=deal_weights(vc.multiplicity, hands), num_hands=len(hands),
+        node_parent=parent, node_action=paction, node_child=child, node_nchild=nchild,
+        entry_action=eaction, elem_entry=eentry,
+        meta={"cell": Cell(rules, score0, score1, dealer, vc, prunes), "hands": hands,
+              "lvl_cards": lvl_cards, "card_level": card_level},
+    )
