@@ -9,36 +9,68 @@ from pathlib import Path
 import numpy as np
 
 from solvers.cfr import CFRSolver
-from solvers.tree import GameTree, build_openspiel_tree
+from solvers.tree import NATIVE_BUILDERS, GameTree, build_openspiel_tree
+from solvers.vector import SubgameSolver
 
-TREE_BUILDERS = ("auto", "openspiel")
+TREE_BUILDERS = ("auto", "native", "openspiel")
 
 
 @dataclass
 class SolveResult:
     """What a solve produced: the average profile and its certificates."""
 
-    tree: GameTree
-    solver: CFRSolver
+    tree: GameTree | list  # a GameTree, or the native subgames' VectorTrees
+    solver: CFRSolver | SubgameSolver
     game: object
     exploitability: float
     game_value: float
     seconds: float
     history: list = field(default_factory=list)  # (iteration, exploitability)
+    algorithm: str = ""
+
+    def metadata(self) -> dict:
+        """Run metadata stored with strategy tables."""
+        import datetime
+
+        from truco_lab import __version__
+
+        meta = {
+            "algorithm": self.algorithm, "iterations": self.iterations, "exploitability": self.exploitability,
+            "game_value": self.game_value, "game": str(self.game), "version": __version__,
+            "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        }
+        trees = self.tree if isinstance(self.tree, list) else []
+        if trees and "cell" in trees[0].meta:
+            from truco_lab.public_tree import rules_to_dict
+
+            meta["rules"] = rules_to_dict(trees[0].meta["cell"].rules)
+        return meta
 
     @property
     def iterations(self) -> int:
         return self.solver.iteration
 
     @property
-    def average_strategy(self) -> np.ndarray:
-        return self.solver.average_strategy()
+    def native(self) -> bool:
+        return isinstance(self.solver, SubgameSolver)
 
     def to_openspiel_policy(self):
         """The average profile as an ``open_spiel`` TabularPolicy (small games)."""
         from open_spiel.python import policy as policy_lib
 
         pol = policy_lib.TabularPolicy(self.game)
+        if self.native:
+            trees = self.solver.trees
+            avgs = [s.average_strategy() for s in self.solver.solvers]
+            for row, state in enumerate(pol.states):
+                part, route = _route(trees, state)
+                if not route:
+                    continue  # TabularPolicy's default: uniform over legal actions
+                pol.action_probability_array[row, :] = 0.0
+                for a, slot in route.items():
+                    if slot >= 0:
+                        pol.action_probability_array[row, a] = avgs[part][slot]
+            return pol
         avg = self.solver.average_strategy()
         t = self.tree
         for i, key in enumerate(t.infoset_keys):
@@ -49,10 +81,19 @@ class SolveResult:
                 pol.action_probability_array[row, act] = avg[o + a]
         return pol
 
-    def table(self):
-        """One row per (information set, action) as a pandas DataFrame."""
+    def table(self, include_forced: bool = False):
+        """The strategy table: a :class:`solvers.tables.StrategyTable` for native
+        solves, a plain DataFrame (information-set strings) for generic ones."""
         import pandas as pd
 
+        if self.native:
+            from solvers.tables import StrategyTable, subgame_frame
+
+            frames = [subgame_frame(s, include_forced) for s in self.solver.solvers]
+            df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+            for k in ("vira", "hand", "history", "hidden", "action"):
+                df[k] = df[k].astype("category")
+            return StrategyTable(df, self.metadata())
         t = self.tree
         avg = self.solver.average_strategy()
         rows = {"infoset": [], "player": [], "action": [], "probability": [], "regret": []}
@@ -67,6 +108,18 @@ class SolveResult:
         return pd.DataFrame(rows)
 
 
+def _route(trees: list, state) -> tuple[int, dict]:
+    """(subgame index, OpenSpiel action -> slot) for ``state``; an empty map outside the solved tree."""
+    for part, t in enumerate(trees):
+        try:
+            route = t.meta["route"](state)
+        except KeyError:  # after a pruned action: outside the solved tree
+            return part, {}
+        if route is not None:
+            return part, route
+    raise ValueError(f"no subgame contains state {state}")
+
+
 def solve(
     game,
     algorithm: str = "dcfr",
@@ -79,60 +132,108 @@ def solve(
     checkpoint_every: int = 100,
     resume: bool = False,
     progress: bool = False,
+    native_options: dict | None = None,
     **params,
 ) -> SolveResult:
     """Solve ``game`` (any two-player zero-sum ``pyspiel.Game``) with a CFR-family algorithm.
 
-    Stops after ``iterations`` or once exploitability (checked every ``check_every``
-    iterations) is at most ``target_exploitability``. With ``checkpoint`` the solver
-    state is saved every ``checkpoint_every`` iterations and at the end; ``resume``
-    continues from it bit-identically.
+    ``tree="auto"`` uses the game's native builder when one is registered
+    (``truco_paulista``: one vector-form subgame per vira class), else walks the
+    game once (``"openspiel"`` forces that). Stops after ``iterations`` or once
+    exploitability (checked every ``check_every`` iterations) is at most
+    ``target_exploitability``. With ``checkpoint`` the solver state is saved
+    every ``checkpoint_every`` iterations and at the end; ``resume`` continues
+    from it bit-identically. ``native_options`` go to the native builder
+    (truco: ``prunes``). ``params`` are the algorithm's (DCFR's alpha, beta, gamma).
     """
     if tree not in TREE_BUILDERS:
         raise ValueError(f"tree must be one of {', '.join(TREE_BUILDERS)}, got {tree!r}")
-    if iterations is None and target_exploitability is None:
+    _check_stop(iterations, target_exploitability)
+    t0 = time.perf_counter()
+    name = game.get_type().short_name
+    if tree == "native" and name not in NATIVE_BUILDERS:
+        raise ValueError(f"no native builder for {name!r}; native builders exist for: {', '.join(NATIVE_BUILDERS)}")
+    if tree != "openspiel" and name in NATIVE_BUILDERS:
+        parts = NATIVE_BUILDERS[name](game, **(native_options or {}))
+        solver = SubgameSolver(parts, algorithm, alternating=alternating, **params)
+        trees = [t for _, t in parts]
+    else:
+        trees = build_openspiel_tree(game, progress=progress)
+        solver = CFRSolver(trees, algorithm, alternating=alternating, **params)
+    expl, history = run(solver, iterations, target_exploitability, check_every=check_every, checkpoint=checkpoint,
+                        checkpoint_every=checkpoint_every, resume=resume, progress=progress)
+    return SolveResult(trees, solver, game, expl, solver.game_value(), time.perf_counter() - t0, history,
+                       algorithm)
+
+
+def _check_stop(iterations, target) -> None:
+    if iterations is None and target is None:
         raise ValueError("give iterations, target_exploitability, or both")
     if iterations is not None and iterations < 0:
         raise ValueError(f"iterations must be >= 0, got {iterations}")
-    t0 = time.perf_counter()
-    # The native truco builder (lossless quotient) is not in yet: every game uses the generic walk.
-    gt = build_openspiel_tree(game, progress=progress)
-    solver = CFRSolver(gt, algorithm, alternating=alternating, **params)
+    if target is not None and not target > 0:
+        raise ValueError(f"target_exploitability must be > 0, got {target}")
+
+
+def run(solver, iterations: int | None, target_exploitability: float | None = None, *, check_every: int = 10,
+        checkpoint: str | Path | None = None, checkpoint_every: int = 100, resume: bool = False,
+        progress: bool = False, desc: str = "solving") -> tuple[float, list]:
+    """Iterate ``solver`` to a stop condition; returns (final exploitability, [(iteration, exploitability)]).
+
+    The progress bar shows iterations, speed, the last exploitability and the
+    process's resident memory. An interrupted run loses at most
+    ``checkpoint_every`` iterations.
+    """
+    _check_stop(iterations, target_exploitability)
     ckpt = Path(checkpoint) if checkpoint else None
     if resume:
         if ckpt is None or not ckpt.exists():
             raise FileNotFoundError(f"--resume: no checkpoint at {ckpt}")
         with np.load(ckpt) as d:
             solver.load_state_dict(d)
-    history = []
+    history: list = []
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=iterations, initial=solver.iteration, unit="it")
+        bar = tqdm(total=iterations, initial=solver.iteration, unit="it", desc=desc)
     expl = float("inf")
-    while iterations is None or solver.iteration < iterations:
-        solver.iterate(1)
-        if bar is not None:
-            bar.update(1)
-        if ckpt is not None and solver.iteration % checkpoint_every == 0:
-            save_checkpoint(solver, ckpt)
-        if target_exploitability is not None and solver.iteration % check_every == 0:
-            expl = solver.exploitability()
-            history.append((solver.iteration, expl))
+    try:
+        while iterations is None or solver.iteration < iterations:
+            solver.iterate(1)
             if bar is not None:
-                bar.set_postfix(exploitability=f"{expl:.3g}")
-            if expl <= target_exploitability:
-                break
-    if bar is not None:
-        bar.close()
-    if ckpt is not None:
-        save_checkpoint(solver, ckpt)
+                bar.update(1)
+            if ckpt is not None and solver.iteration % checkpoint_every == 0:
+                save_checkpoint(solver, ckpt)
+            if solver.iteration % check_every == 0 and (target_exploitability is not None or bar is not None):
+                expl = solver.exploitability()
+                history.append((solver.iteration, expl))
+                if bar is not None:
+                    bar.set_postfix(exploitability=f"{expl:.3g}", rss=f"{_rss_mb():.0f}MB")
+                if target_exploitability is not None and expl <= target_exploitability:
+                    break
+    finally:
+        if bar is not None:
+            bar.close()
+        if ckpt is not None:
+            save_checkpoint(solver, ckpt)
     expl = solver.exploitability()
-    return SolveResult(gt, solver, game, expl, solver.game_value(), time.perf_counter() - t0, history)
+    if not history or history[-1][0] != solver.iteration:
+        history.append((solver.iteration, expl))
+    return expl, history
 
 
-def save_checkpoint(solver: CFRSolver, path: Path) -> None:
+def _rss_mb() -> float:
+    try:
+        with open("/proc/self/statm") as f:
+            import os
+
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:
+        return float("nan")
+
+
+def save_checkpoint(solver, path: Path) -> None:
     """Atomic save: an interrupted write never replaces a good checkpoint."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp.npz")

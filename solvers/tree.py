@@ -239,3 +239,14 @@ def _ranks(cnt: np.ndarray) -> np.ndarray:
     total = int(cnt.sum())
     starts = np.repeat(np.cumsum(cnt) - cnt, cnt)
     return np.arange(total) - starts
+
+
+NATIVE_BUILDERS: dict = {}
+"""Game short name -> ``fn(game) -> list[(weight, VectorTree)]``: independent
+subgames (e.g. truco's vira classes) whose weighted sum is the game. Games
+register here; solvers never import a game's internals."""
+
+
+def register_native_builder(short_name: str, fn) -> None:
+    """Make ``solve(game)`` use ``fn`` for games named ``short_name``."""
+    NATIVE_BUILDERS[short_name] = fn

@@ -258,3 +258,61 @@ class VectorSolver:
 
 def _rank_in_node(t: VectorTree, node: np.ndarray) -> np.ndarray:
     return np.arange(t.num_infosets) - t.node_infoset[node]
+
+
+class SubgameSolver:
+    """Independent subgames solved in lockstep: the game is their weighted sum.
+
+    Truco's hand game is one subgame per vira class (the vira is public and
+    dealt first), weighted by the class's probability, so value and
+    exploitability are the weighted sums of the subgames'.
+    """
+
+    def __init__(self, parts: list[tuple[float, VectorTree]], algorithm: str = "dcfr", alternating: bool = True,
+                 **params) -> None:
+        if not parts:
+            raise ValueError("need at least one subgame")
+        self.weights = [float(w) for w, _ in parts]
+        self.solvers = [VectorSolver(t, algorithm, alternating, **params) for _, t in parts]
+        self.algorithm = algorithm
+        self.alternating = alternating
+
+    @property
+    def iteration(self) -> int:
+        return self.solvers[0].iteration
+
+    @property
+    def trees(self) -> list[VectorTree]:
+        return [s.tree for s in self.solvers]
+
+    def iterate(self, n: int = 1) -> None:
+        for s in self.solvers:
+            s.iterate(n)
+
+    def game_value(self) -> float:
+        return sum(w * s.game_value() for w, s in zip(self.weights, self.solvers, strict=True))
+
+    def best_response_values(self) -> tuple[float, float]:
+        b = [s.best_response_values() for s in self.solvers]
+        return (sum(w * x[0] for w, x in zip(self.weights, b, strict=True)), sum(w * x[1] for w, x in zip(self.weights, b, strict=True)))
+
+    def exploitability(self) -> float:
+        b0, b1 = self.best_response_values()
+        return (b0 + b1) / 2.0
+
+    def state_dict(self) -> dict:
+        out = {}
+        for i, s in enumerate(self.solvers):
+            for k, v in s.state_dict().items():
+                out[f"{i}/{k}"] = v
+        out["parts"] = np.int64(len(self.solvers))
+        return out
+
+    def load_state_dict(self, d) -> None:
+        if int(d["parts"]) != len(self.solvers):
+            raise ValueError(f"checkpoint has {int(d['parts'])} subgames, this solve has {len(self.solvers)}")
+        for i, s in enumerate(self.solvers):
+            s.load_state_dict({k.split("/", 1)[1]: d[k] for k in d.keys() if k.startswith(f"{i}/")})
+
+    def nbytes(self) -> int:
+        return sum(s.nbytes() + s.tree.nbytes() for s in self.solvers)

@@ -1,9 +1,13 @@
 """truco-lab: exact truco paulista engine, OpenSpiel games and solvers."""
 
-from truco_lab import games  # noqa: E402,F401  registers the OpenSpiel games
+from solvers.tree import register_native_builder as _register
+from truco_lab import games  # noqa: F401  registers the OpenSpiel games
+from truco_lab import public_tree as _public_tree
 from truco_lab.cards import action_str, card_str, parse_action, parse_card
 from truco_lab.rules import PAULISTA, RuleSet
 from truco_lab.state import HandState, TrucoError
+
+_register("truco_paulista", _public_tree.native_parts)
 
 __version__ = "0.1.0"
 __all__ = [

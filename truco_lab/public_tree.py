@@ -437,6 +437,16 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
             el_hand[:nel], el_entry[:nel])
 
 
+def _prune_mask(prunes: dict) -> int:
+    bad = set(prunes) - set(PRUNE_NAMES)
+    if bad:
+        raise ValueError(f"unknown prune(s) {sorted(bad)}; known: {sorted(PRUNE_NAMES)}")
+    mask = ALL_PRUNES
+    for k, on in prunes.items():
+        mask = (mask | PRUNE_NAMES[k]) if on else (mask & ~PRUNE_NAMES[k])
+    return mask
+
+
 @dataclass(frozen=True)
 class Cell:
     """One native subgame: a score cell, a dealer and a vira class under a rule set."""
@@ -453,14 +463,11 @@ def build_cell(rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, deal
                vira: int | ViraClass = 0, prunes: int | dict = ALL_PRUNES) -> VectorTree:
     """The vector-form tree of one cell: ``vira`` is a class index or a :class:`ViraClass`.
 
-    ``prunes`` is a bit mask (``ALL_PRUNES`` default, 0 = the full game minus
-    nothing) or a dict of :data:`PRUNE_NAMES` to bools.
+    ``prunes`` is a bit mask (``ALL_PRUNES`` default, 0 = the full game) or a
+    dict of :data:`PRUNE_NAMES` to bools (names not given stay on).
     """
     if isinstance(prunes, dict):
-        bad = set(prunes) - set(PRUNE_NAMES)
-        if bad:
-            raise ValueError(f"unknown prune(s) {sorted(bad)}; known: {sorted(PRUNE_NAMES)}")
-        prunes = sum(PRUNE_NAMES[k] for k, on in prunes.items() if on)
+        prunes = _prune_mask(prunes)
     t = rules.target
     for name, v in (("score0", score0), ("score1", score1)):
         if not isinstance(v, (int, np.integer)) or not 0 <= v < t:
@@ -500,5 +507,310 @@ def build_cell(rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, deal
         node_parent=parent, node_action=paction, node_child=child, node_nchild=nchild,
         entry_action=eaction, elem_entry=eentry,
         meta={"cell": Cell(rules, score0, score1, dealer, vc, prunes), "hands": hands,
-              "lvl_cards": lvl_cards, "card_level": card_level},
+              "lvl_cards": lvl_cards, "card_level": card_level, "labels": table_labels},
     )
+
+
+# ---- labels, lookups and OpenSpiel routing --------------------------------
+MANILHA_NAMES = {"c": "Zap", "h": "Copas", "s": "Espadilha", "d": "Ouros"}
+
+
+def level_names(rules: RuleSet, vc: ViraClass) -> list[str]:
+    """Readable name of each level under the class's representative vira: plain
+    levels by rank (``7``), manilhas by their traditional names (``Zap``)."""
+    from truco_lab.cards import RANKS, SUITS
+
+    manilha = rules.manilha_rank(RANKS[vc.vira >> 2])
+    out = []
+    for cards in vc.level_cards:
+        c = cards[0]
+        out.append(MANILHA_NAMES[SUITS[c & 3]] if RANKS[c >> 2] == manilha else RANKS[c >> 2])
+    return out
+
+
+def _token(code: int, names: list[str], card_level: np.ndarray) -> str:
+    from truco_lab.cards import action_str
+
+    if code == HIDDEN:
+        return "hidden"
+    if code < A_DOWN:
+        return names[card_level[code - A_UP]]
+    if code < A_RAISE:
+        return "hide " + names[card_level[code - A_DOWN]]
+    return action_str(code)
+
+
+def slot_action_strings(tree: VectorTree) -> np.ndarray:
+    """Notation string of every slot's action (cards as the level's representative card)."""
+    from truco_lab.cards import action_str
+
+    codes = tree.entry_action
+    uniq, inv = np.unique(codes, return_inverse=True)
+    return np.array([action_str(int(c)) for c in uniq], dtype=object)[inv]
+
+
+def infoset_labels(tree: VectorTree) -> dict[str, np.ndarray]:
+    """Per information set: ``player``, ``hand``, ``history`` and ``hidden`` labels (object arrays)."""
+    cell: Cell = tree.meta["cell"]
+    names = level_names(cell.rules, cell.vira_class)
+    card_level = tree.meta["card_level"]
+    hands = tree.meta["hands"]
+    hand_names = np.array([" ".join(names[x] for x in sorted(h, reverse=True)) for h in hands], dtype=object)
+    # public history of every node, root first (parents precede children)
+    N = tree.num_nodes
+    hist = [""] * N
+    parent = tree.node_parent
+    action = tree.node_action
+    actor = tree.node_actor
+    for n in range(1, N):
+        par = int(parent[n])
+        tok = f"{int(actor[par])}:{_token(int(action[n]), names, card_level)}"
+        hist[n] = tok if not hist[par] else hist[par] + ", " + tok
+    node = tree.infoset_node()
+    player = actor[node].astype(np.int8)
+    elem = tree.node_list[node, player] + (np.arange(tree.num_infosets) - tree.node_infoset[node])
+    # own face-down cards: walk each information set's element chain back to the root
+    hidden = np.zeros(tree.num_infosets, np.int64)
+    shift = np.zeros(tree.num_infosets, np.int64)
+    cur = elem.astype(np.int64)
+    e = tree.elem_entry[cur].astype(np.int64)
+    while (e >= 0).any():
+        live = e >= 0
+        code = tree.entry_action[np.where(live, e, 0)].astype(np.int64)
+        down = live & (code >= A_DOWN) & (code < A_RAISE)
+        lv = card_level[np.clip(code - A_DOWN, 0, 39)]
+        hidden = np.where(down, hidden + ((lv + 1) << shift), hidden)
+        shift = np.where(down, shift + 5, shift)
+        owner = np.searchsorted(tree.infoset_offset, np.where(live, e, 0), side="right") - 1
+        cur = np.where(live, _elem_of(tree, owner), cur)
+        e = np.where(live, tree.elem_entry[cur], -1).astype(np.int64)
+    uniq, inv = np.unique(hidden, return_inverse=True)
+    hid_names = []
+    for code in uniq:
+        parts = []
+        code = int(code)
+        while code:
+            parts.append(names[(code & 31) - 1])
+            code >>= 5
+        hid_names.append(" ".join(reversed(parts)))
+    hist_arr = np.array(hist, dtype=object)
+    return {
+        "player": player,
+        "hand": hand_names[tree.elem_hand[elem]],
+        "history": hist_arr[node],
+        "hidden": np.array(hid_names, dtype=object)[inv],
+    }
+
+
+def _elem_of(tree: VectorTree, infoset: np.ndarray) -> np.ndarray:
+    node = tree.meta.setdefault("_infoset_node", tree.infoset_node())[infoset]
+    p = tree.node_actor[node]
+    return tree.node_list[node, p] + (infoset - tree.node_infoset[node])
+
+
+def locate(tree: VectorTree, player: int, cards, actions) -> int:
+    """Information set of ``player`` holding ``cards`` (ids) after ``actions`` ([(player, action id)]).
+
+    Raises ``KeyError`` naming the first action the solved tree does not
+    contain (a pruned, dominated action) or ``ValueError`` for inconsistent input.
+    """
+    card_level = tree.meta["card_level"]
+    lvl_cards = tree.meta["lvl_cards"]
+    index = tree.meta.setdefault("_hand_index", {tuple(int(x) for x in h): i for i, h in enumerate(tree.meta["hands"])})
+    levels = tuple(sorted(int(card_level[c]) for c in cards))
+    if -1 in levels or levels not in index:
+        raise ValueError(f"cards {[card_str(c) for c in cards]} are not a hand under this vira class")
+    elem = index[levels] + player * tree.num_hands
+    n = 0
+    for p, a in actions:
+        if tree.node_actor[n] != p:
+            raise ValueError(f"action {a} by player {p} out of turn (player {tree.node_actor[n]} acts)")
+        if a < A_DOWN:
+            lv = card_level[a - A_UP]
+            want = lambda c, lv=lv: c < A_DOWN and card_level[c - A_UP] == lv  # noqa: E731
+            private = A_UP + lvl_cards[lv, 0]
+        elif a < A_RAISE:
+            want = lambda c: c == HIDDEN  # noqa: E731
+            private = A_DOWN + lvl_cards[card_level[a - A_DOWN], 0]
+        else:
+            want = lambda c, a=a: c == a  # noqa: E731
+            private = a
+        c0 = int(tree.node_child[n])
+        child = next((c for c in range(c0, c0 + int(tree.node_nchild[n])) if want(int(tree.node_action[c]))), None)
+        if child is None:
+            raise KeyError(f"action {a} is not in the solved tree (pruned or impossible)")
+        if p == player:
+            i = int(tree.node_infoset[n]) + elem - int(tree.node_list[n, p])
+            o = int(tree.infoset_offset[i])
+            slots = [o + k for k in range(int(tree.infoset_nact[i])) if tree.entry_action[o + k] == private]
+            if not slots:
+                raise KeyError(f"action {a} is not in the solved tree for this hand")
+            elem = int(tree.entry_child[slots[0]])
+        n = child
+    if tree.node_actor[n] != player:
+        raise ValueError(f"player {player} is not to act after these actions")
+    return int(tree.node_infoset[n]) + elem - int(tree.node_list[n, player])
+
+
+def openspiel_route(tree: VectorTree, state) -> dict[int, int] | None:
+    """For a ``truco_paulista`` state in this tree's subgame: OpenSpiel action -> slot (None if elsewhere)."""
+    cell: Cell = tree.meta["cell"]
+    if state.deal[6] not in cell.vira_class.viras:
+        return None
+    p = state.current_player()
+    # real cards of a class member map to the representative through levels
+    cards = [_to_rep(cell, state.deal[6], c) for c in state.deal[3 * p:3 * p + 3]]
+    acts = [(q, _to_rep_action(cell, state.deal[6], a)) for q, a in state.hand_actions]
+    i = locate(tree, p, cards, acts)
+    o = int(tree.infoset_offset[i])
+    by_code = {int(tree.entry_action[o + k]): o + k for k in range(int(tree.infoset_nact[i]))}
+    card_level = tree.meta["card_level"]
+    lvl_cards = tree.meta["lvl_cards"]
+    out, taken = {}, set()
+    for a in state.legal_actions():
+        rep = _to_rep_action(cell, state.deal[6], a)
+        if rep < A_DOWN:
+            code = A_UP + lvl_cards[card_level[rep - A_UP], 0]
+        elif rep < A_RAISE:
+            code = A_DOWN + lvl_cards[card_level[rep - A_DOWN], 0]
+        else:
+            code = rep
+        slot = by_code.get(int(code), -1)
+        if slot in taken:  # two cards of one level: the first carries the probability
+            slot = -1
+        taken.add(slot)
+        out[a] = slot
+    return out
+
+
+def _level_map(cell: Cell, vira: int) -> dict[int, int]:
+    """Card of a class member's deal -> card of the same level (and copy) under the representative vira."""
+    if vira == cell.vira_class.vira:
+        return {}
+    own = _levels(cell.rules, vira)
+    rep = cell.vira_class.level_cards
+    return {c: rep[lv][k] for lv, cards in enumerate(own) for k, c in enumerate(cards)}
+
+
+def _to_rep(cell: Cell, vira: int, card: int) -> int:
+    return _level_map(cell, vira).get(card, card)
+
+
+def _to_rep_action(cell: Cell, vira: int, a: int) -> int:
+    if a < A_DOWN:
+        return A_UP + _to_rep(cell, vira, a - A_UP)
+    if a < A_RAISE:
+        return A_DOWN + _to_rep(cell, vira, a - A_DOWN)
+    return a
+
+
+def native_parts(game, prunes: int | dict = ALL_PRUNES) -> list[tuple[float, VectorTree]]:
+    """The native builder for ``truco_paulista`` games: one subgame per vira class.
+
+    ``prunes=0`` keeps every action of the game (concede too unless the game is
+    ``strategic``), so an exported policy covers every OpenSpiel state; with
+    prunes, states after a pruned action are outside the tree and exported as
+    uniform play.
+    """
+    cfg = game.cfg
+    if cfg.match:
+        raise ValueError("the native builder covers single hands (truco_paulista), not matches")
+    if isinstance(prunes, dict):
+        prunes = _prune_mask(prunes)
+    if cfg.strategic:
+        prunes |= DROP_CONCEDE  # the game itself has no concede_hand
+    p = game.params
+    out = []
+    for vc in vira_classes(cfg.rules):
+        t = build_cell(cfg.rules, int(p["score0"]), int(p["score1"]), int(p["dealer"]), vc, prunes)
+        t.meta["route"] = lambda state, t=t: openspiel_route(t, state)
+        out.append((vc.weight, t))
+    return out
+
+
+def table_labels(tree: VectorTree) -> dict:
+    """Everything a strategy table needs to label this tree's rows."""
+    cell: Cell = tree.meta["cell"]
+    out = infoset_labels(tree)
+    out["action"] = slot_action_strings(tree)
+    out["constants"] = {
+        "vira": card_str(cell.vira_class.vira), "vira_class": np.int8(cell.vira_class.index),
+        "score0": np.int8(cell.score0), "score1": np.int8(cell.score1), "dealer": np.int8(cell.dealer),
+    }
+    return out
+
+
+def rules_to_dict(rules: RuleSet) -> dict:
+    from dataclasses import asdict
+
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(rules).items()}
+
+
+def rules_from_dict(d: dict | RuleSet | None) -> RuleSet:
+    if d is None:
+        return PAULISTA
+    if isinstance(d, RuleSet):
+        return d
+    return RuleSet(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()})
+
+
+def canonical_key(rules, vira: str, cards: str, history: str | list[str] = "", *, dealer: int,
+                  score: tuple[int, int], player: int | None = None) -> dict:
+    """Map real cards and a history (notation) to a strategy table's key columns."""
+    from truco_lab.cards import parse_action, parse_card, parse_cards
+
+    rules = rules_from_dict(rules)
+    v = parse_card(vira) if isinstance(vira, str) else int(vira)
+    vc = vira_class_of(rules, v)
+    cell = Cell(rules, score[0], score[1], dealer, vc)
+    names = level_names(rules, vc)
+    rep_level = {c: lv for lv, cs in enumerate(vc.level_cards) for c in cs}
+    level = {c: rep_level[_to_rep(cell, v, c)] for c in rules.deck.tolist() if c != v}
+    own = parse_cards(cards) if isinstance(cards, str) else [int(c) for c in cards]
+    if len(own) != 3 or len(set(own)) != 3:
+        raise ValueError(f"cards must be three distinct cards, got {cards!r}")
+    for c in own:
+        if c not in level:
+            raise ValueError(f"card {card_str(c)} is not in play under vira {card_str(v)} with this deck")
+    items = [h.strip() for h in (history.split(",") if isinstance(history, str) else history) if h.strip()]
+    r = rules.to_array()
+    s = np.zeros(E.STATE_SIZE, np.int32)
+    E.new_hand(s, r, dealer, score[0], score[1], np.full(6, -1, np.int32), v)
+    toks: list[tuple[int, str, int]] = []  # (actor, token, hidden level or -1)
+    for text in items:
+        p = int(E.actor(s))
+        if p < 0:
+            raise ValueError(f"history continues after the hand is over: {text!r}")
+        if text.replace(" ", "") in ("play_face_down?", "hidden"):
+            code = A_DOWN + v  # an unknown card; its identity is never consulted
+            lv = -1
+        else:
+            code = parse_action(text)
+            lv = level[code - A_UP] if code < A_DOWN else (level[code - A_DOWN] if code < A_RAISE else -1)
+        if code < A_RAISE:
+            card = code - (A_DOWN if code >= A_DOWN else A_UP)
+            for x in range(3):
+                if s[E.HAND + 3 * p + x] < 0 and not (s[E.PLAYED + p] >> x) & 1:
+                    s[E.HAND + 3 * p + x] = card
+                    break
+        err = E.check_action(s, r, p, code)
+        if err:
+            raise ValueError(f"history action {text!r} is illegal here: {E.ERROR_NAMES[err]}")
+        E.apply_unchecked(s, r, code)
+        if code < A_DOWN:
+            toks.append((p, names[lv], -1))
+        elif code < A_RAISE:
+            toks.append((p, "hidden", lv))
+        else:
+            from truco_lab.cards import action_str
+
+            toks.append((p, action_str(code), -1))
+    me = int(E.actor(s)) if player is None else int(player)
+    if me < 0:
+        raise ValueError("the hand is over after this history: no information set")
+    hidden = [names[lv] for p, _, lv in toks if p == me and lv >= 0]
+    hand = " ".join(names[x] for x in sorted((level[c] for c in own), reverse=True))
+    return {
+        "vira_class": vc.index, "player": me, "hand": hand,
+        "history": ", ".join(f"{p}:{tok}" for p, tok, _ in toks), "hidden": " ".join(hidden),
+    }
