@@ -22,8 +22,9 @@ test: setup
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
+# The default main job: 11x11, every vira class, both dealers, to exploitability <= 1e-3 (resumable).
 solve: setup
-	$(BIN)/truco-lab bench engine --hands 2000000
+	$(BIN)/python experiments/eleven_eleven.py --out results/11x11
 
 bench: setup
 	$(BIN)/python benchmarks/engine.py

@@ -196,8 +196,14 @@ def run(solver, iterations: int | None, target_exploitability: float | None = No
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=iterations, initial=solver.iteration, unit="it", desc=desc)
+        # with a target the stopping point is unknown: count up instead of showing a cap
+        total = iterations if target_exploitability is None else None
+        bar = tqdm(total=total, initial=solver.iteration, unit="it", desc=desc)
     expl = float("inf")
+    if resume and target_exploitability is not None:
+        expl = solver.exploitability()
+        if expl <= target_exploitability:
+            iterations = solver.iteration  # already there: nothing to do
     try:
         while iterations is None or solver.iteration < iterations:
             solver.iterate(1)

@@ -777,6 +777,7 @@ def canonical_key(rules, vira: str, cards: str, history: str | list[str] = "", *
     s = np.zeros(E.STATE_SIZE, np.int32)
     E.new_hand(s, r, dealer, score[0], score[1], np.full(6, -1, np.int32), v)
     toks: list[tuple[int, str, int]] = []  # (actor, token, hidden level or -1)
+    played: list[tuple[int, int]] = []  # (actor, card) of every card play with a known card
     for text in items:
         p = int(E.actor(s))
         if p < 0:
@@ -793,6 +794,8 @@ def canonical_key(rules, vira: str, cards: str, history: str | list[str] = "", *
                 if s[E.HAND + 3 * p + x] < 0 and not (s[E.PLAYED + p] >> x) & 1:
                     s[E.HAND + 3 * p + x] = card
                     break
+            if lv >= 0:
+                played.append((p, card))
         err = E.check_action(s, r, p, code)
         if err:
             raise ValueError(f"history action {text!r} is illegal here: {E.ERROR_NAMES[err]}")
@@ -808,6 +811,11 @@ def canonical_key(rules, vira: str, cards: str, history: str | list[str] = "", *
     me = int(E.actor(s)) if player is None else int(player)
     if me < 0:
         raise ValueError("the hand is over after this history: no information set")
+    for p, card in played:
+        if p == me and card not in own:
+            raise ValueError(f"player {me} played {card_str(card)}, which is not among the cards {cards!r}")
+        if p != me and card in own:
+            raise ValueError(f"player {p} played {card_str(card)}, which is among player {me}'s cards {cards!r}")
     hidden = [names[lv] for p, _, lv in toks if p == me and lv >= 0]
     hand = " ".join(names[x] for x in sorted((level[c] for c in own), reverse=True))
     return {
