@@ -1,0 +1,188 @@
+"""The native truco builder (vector form, level quotient, prunes) checked against the generic OpenSpiel walk."""
+
+import itertools
+from math import comb
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import expected_game_score
+from open_spiel.python.algorithms import exploitability as os_expl
+
+import truco_lab  # noqa: F401  registers the games and the native builder
+from solvers import solve
+from solvers.api import run
+from solvers.vector import VectorSolver
+from truco_lab.public_tree import (
+    ALL_PRUNES,
+    CAP_RAISES,
+    DROP_CONCEDE,
+    DROP_DOMINATED_HIDE,
+    build_cell,
+    deal_weights,
+    vira_classes,
+)
+from truco_lab.rules import PAULISTA
+
+TINY3 = {"ranks": "7QJKA23", "suits": "c", "max_stake": 3}  # the issue's tiny variant
+TINY1 = {"ranks": "7QJKA23", "suits": "c", "max_stake": 1}
+TWO_SUITS = {"ranks": "KA23", "suits": "hc", "max_stake": 1}  # levels with 2 copies, 2 manilhas, 2 vira classes
+
+
+def _agree(a, b) -> None:
+    """Two approximate equilibria of the same game: values within their NashConv bounds."""
+    tol = 2 * (a.exploitability + b.exploitability) + 1e-9
+    assert abs(a.game_value - b.game_value) <= tol, (a.game_value, b.game_value, tol)
+
+
+def _solve_cell(rules, score=(0, 0), dealer=0, vira=0, prunes=ALL_PRUNES, iterations=400):
+    s = VectorSolver(build_cell(rules, score[0], score[1], dealer, vira, prunes), "dcfr")
+    s.iterate(iterations)
+    return s.game_value(), s.exploitability()
+
+
+def test_full_deck_has_nine_vira_classes_with_the_right_weights():
+    vcs = vira_classes(PAULISTA)
+    assert len(vcs) == 9
+    # viras 2 and 3 both deplete the top plain level: one class with 8 of the 40 viras
+    assert sorted(round(v.weight * 40) for v in vcs) == [4] * 8 + [8]
+    assert all(len(v.level_cards) == 13 for v in vcs)
+    assert all(sorted(v.multiplicity) == [1] * 4 + [3] + [4] * 8 for v in vcs)
+
+
+def test_deal_weights_match_brute_force_card_counting():
+    rules = PAULISTA.with_deck("KA23", "hc")
+    for vc in vira_classes(rules):
+        t = build_cell(rules, 0, 0, 0, vc, ALL_PRUNES)
+        hands = [tuple(h) for h in t.meta["hands"]]
+        level = {c: lv for lv, cs in enumerate(vc.level_cards) for c in cs}
+        cards = sorted(level)
+        count = np.zeros((len(hands), len(hands)))
+        for h0 in itertools.combinations(cards, 3):
+            rest = [c for c in cards if c not in h0]
+            for h1 in itertools.combinations(rest, 3):
+                i = hands.index(tuple(sorted(level[c] for c in h0)))
+                j = hands.index(tuple(sorted(level[c] for c in h1)))
+                count[i, j] += 1
+        n = len(cards)
+        assert np.allclose(t.deal_weight, count / (comb(n, 3) * comb(n - 3, 3)))
+        assert np.allclose(deal_weights(vc.multiplicity, t.meta["hands"]).sum(), 1.0)
+
+
+def test_native_and_generic_trees_give_the_same_value_on_the_tiny_variant():
+    """ranks=7QJKA23, suits=c, max_stake=3: the issue's check (generic walk ~40 s)."""
+    g = pyspiel.load_game("truco_paulista", {**TINY3, "dealer": 0})
+    native = solve(g, algorithm="dcfr", iterations=400)
+    generic = solve(g, algorithm="dcfr", iterations=300, tree="openspiel")
+    assert native.native and not generic.native
+    assert native.exploitability < 1e-5 and generic.exploitability < 1e-4
+    _agree(native, generic)
+
+
+def test_native_quotient_agrees_with_generic_with_two_suits():
+    """Suit isomorphism, vira classes and card removal with repeated levels (2 copies, 2 manilhas)."""
+    g = pyspiel.load_game("truco_paulista", {**TWO_SUITS, "dealer": 1})
+    native = solve(g, algorithm="dcfr", iterations=300)
+    assert len(native.tree) == len(vira_classes(PAULISTA.with_deck("KA23", "hc")))
+    generic = solve(g, algorithm="dcfr", iterations=300, tree="openspiel")
+    _agree(native, generic)
+
+
+def test_openspiel_certifies_our_exported_policy():
+    """With prunes off the native tree is the whole game: OpenSpiel's exploitability and
+    value of our exported policy equal ours, and bracket the game value."""
+    g = pyspiel.load_game("truco_paulista", {**TINY1, "dealer": 0})
+    r = solve(g, algorithm="dcfr", iterations=60, native_options={"prunes": 0})
+    pol = r.to_openspiel_policy()
+    theirs = os_expl.nash_conv(g, pol) / 2
+    assert abs(theirs - r.exploitability) < 1e-6
+    v = expected_game_score.policy_value(g.new_initial_state(), [pol, pol])[0]
+    assert abs(v - r.game_value) < 1e-6
+    # the generic walk (independent of the native builder) converges to the same value
+    generic = solve(g, algorithm="dcfr", iterations=300, tree="openspiel")
+    _agree(r, generic)
+
+
+def test_exported_policy_of_a_pruned_solve_covers_the_game():
+    g = pyspiel.load_game("truco_paulista", {**TINY1, "dealer": 1})
+    r = solve(g, algorithm="dcfr", iterations=100)
+    pol = r.to_openspiel_policy()
+    v = expected_game_score.policy_value(g.new_initial_state(), [pol, pol])[0]
+    assert abs(v - r.game_value) < 1e-5  # pruned branches are off the path of our own profile
+
+
+@pytest.mark.parametrize(
+    ("flag", "variant", "score"),
+    [
+        (DROP_CONCEDE, TINY3, (0, 0)),
+        (DROP_DOMINATED_HIDE, TINY3, (0, 0)),
+        (DROP_DOMINATED_HIDE, TINY3, (11, 11)),
+        (DROP_DOMINATED_HIDE, {"ranks": "KA23", "suits": "hc", "max_stake": 3}, (0, 0)),
+        (CAP_RAISES, {"ranks": "7QJKA23", "suits": "c", "max_stake": 6}, (9, 10)),
+        (CAP_RAISES, {"ranks": "7QJKA23", "suits": "c", "max_stake": 9}, (6, 8)),
+    ],
+)
+def test_each_prune_leaves_the_game_value_unchanged(flag, variant, score):
+    rules = PAULISTA.with_deck(variant["ranks"], variant["suits"]).with_max_stake(variant["max_stake"])
+    vc = vira_classes(rules)[0]
+    on = build_cell(rules, score[0], score[1], 0, vc, ALL_PRUNES)
+    off = build_cell(rules, score[0], score[1], 0, vc, ALL_PRUNES & ~flag)
+    assert on.num_slots < off.num_slots  # the prune bites here
+    results = []
+    for tree in (on, off):
+        s = VectorSolver(tree, "dcfr")
+        s.iterate(300)
+        results.append((s.game_value(), s.exploitability()))
+    (v1, e1), (v2, e2) = results
+    assert abs(v1 - v2) <= 2 * (e1 + e2) + 1e-7, (v1, v2, e1, e2)
+
+
+def test_full_deck_eleven_eleven_cell_shape():
+    t = build_cell(PAULISTA, 11, 11, 0, 0)
+    assert t.num_hands == 403
+    assert np.isclose(t.deal_weight.sum(), 1.0)
+    # raises locked: no raise, accept or fold anywhere; only card plays
+    assert (t.entry_action < 80).all()
+    # the public solver counts 5.6 M information sets per vira class at this tier
+    assert 4_000_000 < t.num_infosets < 6_500_000
+
+
+def test_vector_solver_resume_is_bit_identical(tmp_path):
+    rules = PAULISTA.with_deck("7QJKA23", "c").with_max_stake(3)
+    tree = build_cell(rules, 0, 0, 1, 0)
+    full = VectorSolver(tree, "pcfr+")
+    run(full, 40)
+    ck = tmp_path / "ck.npz"
+    part = VectorSolver(tree, "pcfr+")
+    run(part, 15, checkpoint=ck)
+    again = VectorSolver(tree, "pcfr+")
+    run(again, 40, checkpoint=ck, resume=True)
+    assert again.iteration == 40
+    assert np.array_equal(full.regrets, again.regrets)
+    assert np.array_equal(full.ssum, again.ssum)
+
+
+def test_every_algorithm_converges_on_a_native_cell():
+    rules = PAULISTA.with_deck("7QJKA23", "c").with_max_stake(3)
+    tree = build_cell(rules, 0, 0, 0, 0)
+    for alg in ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+"):
+        for alternating in (True, False):
+            s = VectorSolver(tree, alg, alternating=alternating)
+            s.iterate(300)
+            tol = 2e-2 if alg == "cfr" else 5e-3  # vanilla CFR is the slow one
+            assert s.exploitability() < tol, (alg, alternating)
+            assert abs(s.game_value() - 0.1) < tol
+
+
+def test_bad_cells_are_named():
+    with pytest.raises(ValueError, match="score0"):
+        build_cell(PAULISTA, 12, 0, 0, 0)
+    with pytest.raises(ValueError, match="dealer"):
+        build_cell(PAULISTA, 0, 0, 2, 0)
+    with pytest.raises(ValueError, match="vira class"):
+        build_cell(PAULISTA, 0, 0, 0, 9)
+    with pytest.raises(ValueError, match="unknown prune"):
+        build_cell(PAULISTA, 11, 11, 0, 0, {"drop_everything": True})
+    g = pyspiel.load_game("kuhn_poker")
+    with pytest.raises(ValueError, match="native builder"):
+        solve(g, tree="native")
