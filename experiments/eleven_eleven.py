@@ -22,6 +22,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="results/11x11", help="output directory (default results/11x11)")
     ap.add_argument("--target-exploitability", type=float, default=1e-3, help="points per hand (default 1e-3)")
     ap.add_argument("--algorithm", default="dcfr")
+    ap.add_argument("--vira", default="all", help="all (default) or one card: its vira class only")
+    ap.add_argument("--iterations", type=int, default=None, help="a fixed iteration count instead of the target")
     ap.add_argument("--fresh", action="store_true", help="ignore finished cells and checkpoints in --out")
     ap.add_argument("-q", "--quiet", action="store_true")
     args = ap.parse_args(argv)
@@ -30,8 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     summaries = {}
     for dealer in (0, 1):
         summaries[dealer] = solve_cells(
-            PAULISTA, (11, 11), dealer, parse_viras("all"), out / f"dealer{dealer}", algorithm=args.algorithm,
-            target_exploitability=args.target_exploitability, resume=not args.fresh, progress=not args.quiet,
+            PAULISTA, (11, 11), dealer, parse_viras(args.vira), out / f"dealer{dealer}", algorithm=args.algorithm,
+            target_exploitability=None if args.iterations else args.target_exploitability,
+            iterations=args.iterations, resume=not args.fresh, progress=not args.quiet,
         )
     # The dealer's edge: the dealer's expected points per hand. At 11x11 the hand pays 1 point after the
     # cap (11 + 3 -> 12), so P(dealer wins the match) = (1 + edge) / 2.
@@ -47,8 +50,9 @@ def main(argv: list[str] | None = None) -> int:
                      "edge_dealer0": e0, "edge_dealer1": e1, "exploitability": ex})
         print(f"{c0['vira_class']:>5} {c0['vira']:>5} {c0['vira_weight']:>6.2f} {e0:>+9.5f} {e1:>+9.5f} "
               f"{(1 + (e0 + e1) / 2) / 2:>9.4f} {ex:>9.1e}")
-    avg = sum(r["weight"] * (r["edge_dealer0"] + r["edge_dealer1"]) / 2 for r in rows)
-    print(f"all viras: dealer's edge {avg:+.5f} points/hand, P(dealer wins) {(1 + avg) / 2:.4f}; "
+    wsum = sum(r["weight"] for r in rows)
+    avg = sum(r["weight"] * (r["edge_dealer0"] + r["edge_dealer1"]) / 2 for r in rows) / wsum
+    print(f"{'all viras' if len(rows) > 1 else 'this vira'}: dealer's edge {avg:+.5f} points/hand, P(dealer wins) {(1 + avg) / 2:.4f}; "
           f"{time.perf_counter() - t0:.0f} s; tables in {out}/dealer0, {out}/dealer1")
     write_json(out / "dealer_edge.json", {"rows": rows, "all_viras_edge": avg})
     return 0

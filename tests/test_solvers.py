@@ -75,21 +75,3 @@ def test_best_response_of_a_pure_deviation_is_exact():
 
     uni = policy.UniformRandomPolicy(g)
     assert abs((b0 + b1) - os_expl.nash_conv(g, uni)) < 1e-9
-
-
-def test_tiny_truco_variant_solves_and_openspiel_agrees():
-    g = pyspiel.load_game("truco_paulista", {"ranks": "7QJKA23", "suits": "c", "max_stake": 1})
-    r = solve(g, algorithm="dcfr", iterations=200)
-    pol = r.to_openspiel_policy()
-    assert abs(os_expl.exploitability(g, pol) - r.exploitability) < 1e-6
-    assert r.exploitability < 0.01
-
-
-def test_dropping_concede_does_not_change_the_game_value():
-    """strategic=true omits concede_hand (weakly dominated); the value must not move."""
-    base = {"ranks": "7QJKA23", "suits": "c", "max_stake": 1, "dealer": 0}
-    with_c = solve(pyspiel.load_game("truco_paulista", {**base, "strategic": False}), algorithm="dcfr", iterations=300)
-    without = solve(pyspiel.load_game("truco_paulista", {**base, "strategic": True}), algorithm="dcfr", iterations=300)
-    assert with_c.tree.num_slots > without.tree.num_slots
-    tol = 2 * (with_c.exploitability + without.exploitability)
-    assert abs(with_c.game_value - without.game_value) <= tol
