@@ -1,8 +1,20 @@
-"""Solver speed: Leduc DCFR end to end vs OpenSpiel's C++ CFRPlusSolver (prints, never asserts)."""
+"""Solver speed and memory (prints figures, never asserts).
+
+1. Leduc, DCFR 400 iterations end to end vs OpenSpiel's C++ CFRPlusSolver, same run.
+2. Native truco cells, each in a fresh subprocess so peak memory is the cell's own:
+   information sets, table entries, bytes per entry, build time, seconds per
+   iteration, exploitability after the timed iterations, peak memory.
+
+    python benchmarks/solvers.py                 # Leduc + the 11x11 cell (one vira class)
+    python benchmarks/solvers.py --cells 11,11 10,10 --iterations 5
+"""
 
 from __future__ import annotations
 
+import argparse
+import json
 import resource
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -16,7 +28,7 @@ import pyspiel  # noqa: E402
 from solvers import solve  # noqa: E402
 
 
-def main() -> None:
+def leduc() -> None:
     game = pyspiel.load_game("leduc_poker")
     solve(game, algorithm="dcfr", iterations=2)  # numba compile, not timed
     t = time.perf_counter()
@@ -31,8 +43,68 @@ def main() -> None:
     theirs = time.perf_counter() - t
     pol = cpp.average_policy()
     print(f"open_spiel C++ CFRPlusSolver 400 it: {theirs:.3f} s, exploitability {pyspiel.exploitability(game, pol):.2e}")
-    print(f"speed-up: {theirs / ours:.1f}x")
-    print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    print(f"speed-up: {theirs / ours:.1f}x", flush=True)
+
+
+def one_cell(score0: int, score1: int, dealer: int, vira: int, iterations: int, algorithm: str) -> dict:
+    """Build and time one cell in this process; returns the figures."""
+    from solvers.vector import VectorSolver
+    from truco_lab.public_tree import build_cell
+    from truco_lab.rules import PAULISTA
+
+    t = time.perf_counter()
+    tree = build_cell(PAULISTA, score0, score1, dealer, vira)
+    build = time.perf_counter() - t
+    s = VectorSolver(tree, algorithm)
+    s.iterate(1)  # first iteration includes numba dispatch
+    t = time.perf_counter()
+    s.iterate(iterations)
+    per_it = (time.perf_counter() - t) / iterations
+    t = time.perf_counter()
+    expl = s.exploitability()
+    br = time.perf_counter() - t
+    state = s.regrets.nbytes + s.ssum.nbytes + (s.pred.nbytes if s.pred.size > 1 else 0)
+    return {
+        "cell": f"{score0}x{score1} dealer {dealer} vira class {vira}", "nodes": tree.num_nodes,
+        "infosets": tree.num_infosets, "entries": tree.num_slots, "build_s": build, "s_per_iteration": per_it,
+        "exploitability_s": br, "exploitability": expl, "iterations": s.iteration,
+        "bytes_per_entry_state": state / tree.num_slots,
+        "bytes_per_entry_total": (s.nbytes() + tree.nbytes()) / tree.num_slots,
+        "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
+    }
+
+
+def print_cell(f: dict) -> None:
+    print(f"{f['cell']}: {f['infosets']:,} infosets, {f['entries']:,} entries, {f['nodes']:,} public nodes; "
+          f"build {f['build_s']:.1f} s; {f['s_per_iteration']:.3f} s/iteration; best response {f['exploitability_s']:.2f} s; "
+          f"{f['bytes_per_entry_state']:.0f} B/entry solver state, {f['bytes_per_entry_total']:.0f} B/entry all in; "
+          f"peak {f['peak_gb']:.2f} GB; exploitability {f['exploitability']:.2e} after {f['iterations']} it", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description="solver speed and memory")
+    ap.add_argument("--cells", nargs="*", default=["11,11"], help="scores A,B of cells to time (default 11,11)")
+    ap.add_argument("--vira", type=int, default=0, help="vira class (0..8)")
+    ap.add_argument("--dealer", type=int, default=0)
+    ap.add_argument("--iterations", type=int, default=10, help="timed iterations per cell")
+    ap.add_argument("--algorithm", default="dcfr")
+    ap.add_argument("--no-leduc", action="store_true")
+    ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: time one cell, print JSON
+    args = ap.parse_args(argv)
+    if args.one:
+        a, b = (int(x) for x in args.one.split(","))
+        print(json.dumps(one_cell(a, b, args.dealer, args.vira, args.iterations, args.algorithm)))
+        return
+    if not args.no_leduc:
+        leduc()
+    for cell in args.cells:
+        p = subprocess.run([sys.executable, __file__, "--one", cell, "--vira", str(args.vira), "--dealer",
+                            str(args.dealer), "--iterations", str(args.iterations), "--algorithm", args.algorithm],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            print(f"cell {cell}: failed\n{p.stderr[-2000:]}")
+            continue
+        print_cell(json.loads(p.stdout.strip().splitlines()[-1]))
 
 
 if __name__ == "__main__":

@@ -37,7 +37,11 @@ def _vforward(actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach, H):
         for k in range(nlen[n, p]):
             rk = reach[ls + k]
             o = ioff[i0 + k]
-            for a in range(inact[i0 + k]):
+            m = inact[i0 + k]
+            if m == 1:  # forced (most of a frozen-stake tree): reach passes through
+                reach[echild[o]] = rk
+                continue
+            for a in range(m):
                 reach[echild[o + a]] = rk * strat[o + a]
 
 
@@ -83,7 +87,12 @@ def _vbackward(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, s
         for k in range(nlen[n, p]):
             o = ioff[i0 + k]
             m = inact[i0 + k]
-            if br and m > 0:
+            if m <= 1:
+                # forced: no regret, and the average strategy is 1 whatever the sums hold
+                if m == 1:
+                    value[ls + k] += value[echild[o]]
+                continue
+            if br:
                 vi = -np.inf
                 for a in range(m):
                     x = value[echild[o + a]]
