@@ -219,6 +219,20 @@ def _best_response(ntype, nplayer, ninfo, cstart, nchild, cprob, util, offset, n
     return v[0]
 
 
+@nb.njit(cache=True)
+def _iterations(n, it0, alternating, alg, alpha, beta, gamma, ntype, nplayer, ninfo, cstart, nchild, cprob, util,
+                offset, nact, slot_player, regrets, ssum, pred, inst, sinc, strat, r0, r1, rc, v):
+    use_pred = alg == 4
+    for k in range(n):
+        t = float(it0 + k + 1)
+        for upd in range(2 if alternating else 1):
+            who = upd if alternating else 2
+            _strategy_from(regrets, pred, use_pred, offset, nact, strat)
+            _forward(ntype, nplayer, ninfo, cstart, nchild, cprob, offset, strat, r0, r1, rc)
+            _backward(ntype, nplayer, ninfo, cstart, nchild, cprob, util, offset, strat, r0, r1, rc, v, inst, sinc, who)
+            _update(alg, t, alpha, beta, gamma, slot_player, who, regrets, ssum, pred, inst, sinc, strat)
+
+
 class CFRSolver:
     """CFR-family solver state on a :class:`GameTree` (regrets, strategy sums, iteration)."""
 
@@ -248,24 +262,16 @@ class CFRSolver:
         t = self.tree
         return t.node_type, t.node_player, t.node_infoset, t.child_start, t.num_children, t.chance_prob
 
-    def _pass(self, upd: int) -> None:
-        t = self.tree
-        _strategy_from(self.regrets, self.pred, self.algorithm == "pcfr+", t.infoset_offset, t.infoset_nact, self._strat)
-        r0, r1, rc = self._r
-        _forward(*self._args(), t.infoset_offset, self._strat, r0, r1, rc)
-        _backward(*self._args(), t.utility, t.infoset_offset, self._strat, r0, r1, rc, self._v, self._inst, self._sinc, upd)
-        _update(_ALG_ID[self.algorithm], float(self.iteration), self.alpha, self.beta, self.gamma, self.slot_player,
-                upd, self.regrets, self.ssum, self.pred, self._inst, self._sinc, self._strat)
-
     def iterate(self, n: int = 1) -> None:
-        """Run ``n`` iterations."""
-        for _ in range(n):
-            self.iteration += 1
-            if self.alternating:
-                self._pass(0)
-                self._pass(1)
-            else:
-                self._pass(2)
+        """Run ``n`` iterations (one numba call: dispatch costs more than a Leduc pass)."""
+        if n <= 0:
+            return
+        t = self.tree
+        r0, r1, rc = self._r
+        _iterations(n, self.iteration, self.alternating, _ALG_ID[self.algorithm], self.alpha, self.beta, self.gamma,
+                    *self._args(), t.utility, t.infoset_offset, t.infoset_nact, self.slot_player, self.regrets,
+                    self.ssum, self.pred, self._inst, self._sinc, self._strat, r0, r1, rc, self._v)
+        self.iteration += n
 
     def average_strategy(self) -> np.ndarray:
         """The average profile, one probability per information-set action."""
