@@ -205,10 +205,20 @@ def run(solver, iterations: int | None, target_exploitability: float | None = No
         if expl <= target_exploitability:
             iterations = solver.iteration  # already there: nothing to do
     try:
+        checking = target_exploitability is not None or bar is not None
         while iterations is None or solver.iteration < iterations:
-            solver.iterate(1)
+            # iterate in chunks up to the next event: one numba call per chunk
+            it = solver.iteration
+            step = iterations - it if iterations is not None else check_every
+            if checking:
+                step = min(step, check_every - it % check_every)
+            if ckpt is not None:
+                step = min(step, checkpoint_every - it % checkpoint_every)
             if bar is not None:
-                bar.update(1)
+                step = min(step, 1 if solver_is_slow(solver) else step)
+            solver.iterate(step)
+            if bar is not None:
+                bar.update(step)
             if ckpt is not None and solver.iteration % checkpoint_every == 0:
                 save_checkpoint(solver, ckpt)
             if solver.iteration % check_every == 0 and (target_exploitability is not None or bar is not None):
@@ -227,6 +237,12 @@ def run(solver, iterations: int | None, target_exploitability: float | None = No
     if not history or history[-1][0] != solver.iteration:
         history.append((solver.iteration, expl))
     return expl, history
+
+
+def solver_is_slow(solver) -> bool:
+    """Big trees: advance the progress bar every iteration (the call overhead is nothing there)."""
+    trees = solver.trees if hasattr(solver, "trees") else [solver.tree]
+    return sum(t.num_slots for t in trees) > 1_000_000
 
 
 def _rss_mb() -> float:

@@ -143,15 +143,30 @@ def _rule(alg, t, pos, neg, sdisc, regrets, ssum, pred, i, r, sinc):
         ssum[i] += t * t * sinc
 
 
-@nb.njit(cache=True)
-def _update(alg, t, alpha, beta, gamma, slot_player, upd, regrets, ssum, pred, inst, sinc, strat):
-    pos, neg, sdisc = _discounts(t, alpha, beta, gamma)
+@nb.njit(cache=True, inline="always")
+def _update_loop(alg, t, pos, neg, sdisc, slot_player, upd, regrets, ssum, pred, inst, sinc):
     for i in range(regrets.shape[0]):
         if upd != 2 and slot_player[i] != upd:
             continue
         _rule(alg, t, pos, neg, sdisc, regrets, ssum, pred, i, inst[i], sinc[i])
         inst[i] = 0.0
         sinc[i] = 0.0
+
+
+@nb.njit(cache=True)
+def _update(alg, t, alpha, beta, gamma, slot_player, upd, regrets, ssum, pred, inst, sinc, strat):
+    pos, neg, sdisc = _discounts(t, alpha, beta, gamma)
+    # a constant ``alg`` per loop lets the compiler drop the rule's branches from the inner loop
+    if alg == 0:
+        _update_loop(0, t, pos, neg, sdisc, slot_player, upd, regrets, ssum, pred, inst, sinc)
+    elif alg == 1:
+        _update_loop(1, t, pos, neg, sdisc, slot_player, upd, regrets, ssum, pred, inst, sinc)
+    elif alg == 2:
+        _update_loop(2, t, pos, neg, sdisc, slot_player, upd, regrets, ssum, pred, inst, sinc)
+    elif alg == 3:
+        _update_loop(3, t, pos, neg, sdisc, slot_player, upd, regrets, ssum, pred, inst, sinc)
+    else:
+        _update_loop(4, t, pos, neg, sdisc, slot_player, upd, regrets, ssum, pred, inst, sinc)
 
 
 @nb.njit(cache=True)
@@ -220,17 +235,86 @@ def _best_response(ntype, nplayer, ninfo, cstart, nchild, cprob, util, offset, n
 
 
 @nb.njit(cache=True)
+def _strategy_of(regrets, pred, use_pred, offset, nact, iplayer, p, out):
+    """Like ``_strategy_from`` for player ``p``'s information sets only."""
+    if use_pred:
+        _strategy_of_loop(regrets, pred, True, offset, nact, iplayer, p, out)
+    else:
+        _strategy_of_loop(regrets, pred, False, offset, nact, iplayer, p, out)
+
+
+@nb.njit(cache=True, inline="always")
+def _strategy_of_loop(regrets, pred, use_pred, offset, nact, iplayer, p, out):
+    for i in range(offset.shape[0]):
+        if iplayer[i] != p:
+            continue
+        o = offset[i]
+        k = nact[i]
+        tot = 0.0
+        for a in range(k):
+            x = regrets[o + a] + (pred[o + a] if use_pred else 0.0)
+            x = x if x > 0.0 else 0.0
+            out[o + a] = x
+            tot += x
+        for a in range(k):
+            out[o + a] = out[o + a] / tot if tot > 0.0 else 1.0 / k
+
+
+@nb.njit(cache=True)
+def _reach_of(ntype, nplayer, ninfo, cstart, nchild, offset, strat, p, r):
+    """Player ``p``'s own reach (product of their action probabilities) at every node."""
+    r[0] = 1.0
+    for n in range(ntype.shape[0]):
+        t = ntype[n]
+        if t == TERMINAL:
+            continue
+        c = cstart[n]
+        rn = r[n]
+        if t == DECISION and nplayer[n] == p:
+            o = offset[ninfo[n]]
+            for a in range(nchild[n]):
+                r[c + a] = rn * strat[o + a]
+        else:
+            for a in range(nchild[n]):
+                r[c + a] = rn
+
+
+@nb.njit(cache=True)
+def _chance_reach(ntype, cstart, nchild, cprob, rc):
+    rc[0] = 1.0
+    for n in range(ntype.shape[0]):
+        if ntype[n] == TERMINAL:
+            continue
+        c = cstart[n]
+        for a in range(nchild[n]):
+            rc[c + a] = rc[n] * (cprob[c + a] if ntype[n] == CHANCE else 1.0)
+
+
+@nb.njit(cache=True)
 def _iterations(n, it0, alternating, alg, alpha, beta, gamma, ntype, nplayer, ninfo, cstart, nchild, cprob, util,
-                offset, nact, slot_player, regrets, ssum, pred, inst, sinc, strat, r0, r1, rc, v):
+                offset, nact, iplayer, slot_player, regrets, ssum, pred, inst, sinc, strat, r0, r1, rc, v):
+    """``n`` iterations in one call. Chance reach never changes and a player's reach
+    changes only when their own regrets do, so each pass recomputes one strategy and
+    one reach array: the updated player's, which the next pass reads as opponent reach."""
     use_pred = alg == 4
+    _strategy_from(regrets, pred, use_pred, offset, nact, strat)
+    _reach_of(ntype, nplayer, ninfo, cstart, nchild, offset, strat, 0, r0)
+    _reach_of(ntype, nplayer, ninfo, cstart, nchild, offset, strat, 1, r1)
     for k in range(n):
         t = float(it0 + k + 1)
-        for upd in range(2 if alternating else 1):
-            who = upd if alternating else 2
+        if alternating:
+            for p in range(2):
+                _backward(ntype, nplayer, ninfo, cstart, nchild, cprob, util, offset, strat, r0, r1, rc, v, inst,
+                          sinc, p)
+                _update(alg, t, alpha, beta, gamma, slot_player, p, regrets, ssum, pred, inst, sinc, strat)
+                _strategy_of(regrets, pred, use_pred, offset, nact, iplayer, p, strat)
+                _reach_of(ntype, nplayer, ninfo, cstart, nchild, offset, strat, p, r0 if p == 0 else r1)
+        else:
+            _backward(ntype, nplayer, ninfo, cstart, nchild, cprob, util, offset, strat, r0, r1, rc, v, inst, sinc, 2)
+            _update(alg, t, alpha, beta, gamma, slot_player, 2, regrets, ssum, pred, inst, sinc, strat)
             _strategy_from(regrets, pred, use_pred, offset, nact, strat)
-            _forward(ntype, nplayer, ninfo, cstart, nchild, cprob, offset, strat, r0, r1, rc)
-            _backward(ntype, nplayer, ninfo, cstart, nchild, cprob, util, offset, strat, r0, r1, rc, v, inst, sinc, who)
-            _update(alg, t, alpha, beta, gamma, slot_player, who, regrets, ssum, pred, inst, sinc, strat)
+            _reach_of(ntype, nplayer, ninfo, cstart, nchild, offset, strat, 0, r0)
+            _reach_of(ntype, nplayer, ninfo, cstart, nchild, offset, strat, 1, r1)
 
 
 class CFRSolver:
@@ -257,6 +341,7 @@ class CFRSolver:
         self._v = np.zeros(n, np.float64)
         self.slot_player = np.repeat(tree.infoset_player, tree.infoset_nact).astype(np.int8)
         self._br_cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._rc: np.ndarray | None = None
 
     def _args(self):
         t = self.tree
@@ -267,9 +352,14 @@ class CFRSolver:
         if n <= 0:
             return
         t = self.tree
-        r0, r1, rc = self._r
+        if self._rc is None:
+            self._rc = np.zeros(t.num_nodes)
+            _chance_reach(t.node_type, t.child_start, t.num_children, t.chance_prob, self._rc)
+        r0, r1 = self._r[0], self._r[1]
+        rc = self._rc
         _iterations(n, self.iteration, self.alternating, _ALG_ID[self.algorithm], self.alpha, self.beta, self.gamma,
-                    *self._args(), t.utility, t.infoset_offset, t.infoset_nact, self.slot_player, self.regrets,
+                    *self._args(), t.utility, t.infoset_offset, t.infoset_nact, t.infoset_player, self.slot_player,
+                    self.regrets,
                     self.ssum, self.pred, self._inst, self._sinc, self._strat, r0, r1, rc, self._v)
         self.iteration += n
 

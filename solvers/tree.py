@@ -80,63 +80,52 @@ def build_openspiel_tree(game, progress: bool = False) -> GameTree:
     gt = game.get_type()
     if game.num_players() != 2 or gt.utility not in (pyspiel.GameType.Utility.ZERO_SUM, pyspiel.GameType.Utility.CONSTANT_SUM):
         raise ValueError(f"solvers need a two-player zero-sum game, got {gt.short_name} ({game.num_players()} players, {gt.utility})")
-    ntype, nplayer, ninfo, cstart, nchild, cprob, util = [], [], [], [], [], [], []
+    rows: list[tuple] = []  # (type, player, infoset, child_start, num_children, chance_prob, utility)
     info_index: dict[str, int] = {}
     keys: list[str] = []
     actions: list[list[int]] = []
     iplayer: list[int] = []
     queue = deque([(game.new_initial_state(), 1.0)])
+    push = queue.append
     next_id = 1
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(desc="walking tree", unit=" nodes")
+    terminal, chance = int(pyspiel.PlayerId.TERMINAL), int(pyspiel.PlayerId.CHANCE)
     while queue:
         state, p = queue.popleft()
-        cprob.append(p)
-        if state.is_terminal():
-            ntype.append(TERMINAL)
-            nplayer.append(-1)
-            ninfo.append(-1)
-            cstart.append(0)
-            nchild.append(0)
-            util.append(state.returns()[0])
-        elif state.is_chance_node():
+        pl = state.current_player()  # one call classifies the node
+        if pl == terminal:
+            rows.append((TERMINAL, -1, -1, 0, 0, p, state.returns()[0]))
+        elif pl == chance:
             outs = state.chance_outcomes()
-            ntype.append(CHANCE)
-            nplayer.append(-1)
-            ninfo.append(-1)
-            cstart.append(next_id)
-            nchild.append(len(outs))
-            util.append(0.0)
+            rows.append((CHANCE, -1, -1, next_id, len(outs), p, 0.0))
             next_id += len(outs)
             for a, q in outs:
-                queue.append((state.child(a), q))
+                push((state.child(a), q))
         else:
-            pl = state.current_player()
             key = state.information_state_string(pl)
             legal = state.legal_actions()
-            if key not in info_index:
-                info_index[key] = len(keys)
+            i = info_index.get(key)
+            if i is None:
+                i = info_index[key] = len(keys)
                 keys.append(key)
-                actions.append(list(legal))
+                actions.append(legal)
                 iplayer.append(pl)
-            elif actions[info_index[key]] != list(legal):
+            elif actions[i] != legal:
                 raise ValueError(f"information set {key!r} has different legal actions in different states")
-            ntype.append(DECISION)
-            nplayer.append(pl)
-            ninfo.append(info_index[key])
-            cstart.append(next_id)
-            nchild.append(len(legal))
-            util.append(0.0)
+            rows.append((DECISION, pl, i, next_id, len(legal), p, 0.0))
             next_id += len(legal)
             for a in legal:
-                queue.append((state.child(a), 1.0))
+                push((state.child(a), 1.0))
         if bar is not None:
             bar.update(1)
     if bar is not None:
         bar.close()
+    cols = list(zip(*rows, strict=True))
+    ntype, nplayer, ninfo, cstart, nchild, cprob, util = cols
     nact = np.array([len(a) for a in actions], np.int32)
     offset = np.zeros(len(actions), np.int32)
     if len(actions):
