@@ -48,6 +48,27 @@ def _vforward(actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach, H):
 @nb.njit(cache=True)
 def _vbackward(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
                mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred):
+    """Dispatch on a constant algorithm so the update rule's branches leave the inner loop."""
+    if alg == 0:
+        _vbackward_body(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
+                        mode, who, 0, t, pos, neg, sdisc, regrets, ssum, pred)
+    elif alg == 1:
+        _vbackward_body(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
+                        mode, who, 1, t, pos, neg, sdisc, regrets, ssum, pred)
+    elif alg == 2:
+        _vbackward_body(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
+                        mode, who, 2, t, pos, neg, sdisc, regrets, ssum, pred)
+    elif alg == 3:
+        _vbackward_body(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
+                        mode, who, 3, t, pos, neg, sdisc, regrets, ssum, pred)
+    else:
+        _vbackward_body(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
+                        mode, who, 4, t, pos, neg, sdisc, regrets, ssum, pred)
+
+
+@nb.njit(cache=True, inline="always")
+def _vbackward_body(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
+                    mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred):
     """Counterfactual values bottom-up. ``mode``: update ``who`` (0, 1, 2 = both),
     evaluate both players, or best response for ``who``."""
     value[:] = 0.0

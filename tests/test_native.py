@@ -12,7 +12,7 @@ from open_spiel.python.algorithms import exploitability as os_expl
 import truco_lab  # noqa: F401  registers the games and the native builder
 from solvers import solve
 from solvers.api import run
-from solvers.vector import VectorSolver
+from solvers.vector import SubgameSolver, VectorSolver
 from truco_lab.public_tree import (
     ALL_PRUNES,
     CAP_RAISES,
@@ -186,3 +186,17 @@ def test_bad_cells_are_named():
     g = pyspiel.load_game("kuhn_poker")
     with pytest.raises(ValueError, match="native builder"):
         solve(g, tree="native")
+
+
+@pytest.mark.parametrize("score", [(11, 11), (9, 10), (11, 4)])
+def test_dealer_symmetry(score):
+    """Swapping seats (scores and dealer) negates player 0's value (DESIGN-NOTES §2)."""
+    rules = PAULISTA.with_deck("KA23", "hc").with_max_stake(6)
+    vals = []
+    for sc, dealer in ((score, 0), (score[::-1], 1)):
+        parts = [(vc.weight, build_cell(rules, sc[0], sc[1], dealer, vc)) for vc in vira_classes(rules)]
+        s = SubgameSolver(parts, "dcfr")
+        s.iterate(300)
+        vals.append((s.game_value(), s.exploitability()))
+    (v0, e0), (v1, e1) = vals
+    assert abs(v0 + v1) <= 2 * (e0 + e1) + 1e-7, (v0, v1, e0, e1)
