@@ -200,3 +200,15 @@ def test_dealer_symmetry(score):
         vals.append((s.game_value(), s.exploitability()))
     (v0, e0), (v1, e1) = vals
     assert abs(v0 + v1) <= 2 * (e0 + e1) + 1e-7, (v0, v1, e0, e1)
+
+
+def test_native_solve_resumes_bit_identically(tmp_path):
+    """solve() on truco: every vira-class subgame's state goes into one checkpoint."""
+    g = pyspiel.load_game("truco_paulista", {"ranks": "KA23", "suits": "hc", "max_stake": 3})
+    ck = tmp_path / "ck.npz"
+    full = solve(g, algorithm="pcfr+", iterations=30)
+    solve(g, algorithm="pcfr+", iterations=12, checkpoint=ck, checkpoint_every=5)
+    res = solve(g, algorithm="pcfr+", iterations=30, checkpoint=ck, resume=True)
+    assert res.iterations == 30
+    for a, b in zip(full.solver.solvers, res.solver.solvers, strict=True):
+        assert np.array_equal(a.regrets, b.regrets) and np.array_equal(a.ssum, b.ssum)

@@ -114,12 +114,18 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print(f"{prog}: error: argument --resume: no checkpoints under {out}/checkpoints to resume from",
               file=sys.stderr)
         return 2
-    summary = solve_cells(
-        rules, args.score, args.dealer, viras, out, algorithm=args.algorithm, iterations=args.iterations,
-        target_exploitability=args.target_exploitability, max_iterations=args.max_iterations, resume=args.resume,
-        check_every=args.check_every, checkpoint_every=args.checkpoint_every, progress=not args.quiet,
-        prunes=ALL_PRUNES if args.prunes == "all" else 0,
-    )
+    try:
+        summary = solve_cells(
+            rules, args.score, args.dealer, viras, out, algorithm=args.algorithm, iterations=args.iterations,
+            target_exploitability=args.target_exploitability, max_iterations=args.max_iterations,
+            resume=args.resume, check_every=args.check_every, checkpoint_every=args.checkpoint_every,
+            progress=not args.quiet, prunes=ALL_PRUNES if args.prunes == "all" else 0,
+        )
+    except KeyboardInterrupt:
+        # the running cell's checkpoint was written on the way out; finished cells keep their tables
+        print(f"\n{prog}: interrupted; checkpoints are in {out}/checkpoints, continue with --resume",
+              file=sys.stderr)
+        return 130
     for c in summary["cells"]:
         print(f"vira {c['vira']:>3} (class {c['vira_class']}): value {c['game_value']:+.5f}  "
               f"exploitability {c['exploitability']:.2e}  {c['iterations']} it  "
