@@ -19,7 +19,16 @@ _ALG_ID = {name: i for i, name in enumerate(ALGORITHMS)}
 
 @nb.njit(cache=True)
 def _strategy_from(regrets, pred, use_pred, offset, nact, out):
+    """Regret matching (plus prediction for PCFR+) for every information set."""
+    _strategy_loop(regrets, pred, use_pred, offset, nact, nact, -1, out)
+
+
+@nb.njit(cache=True, inline="always")
+def _strategy_loop(regrets, pred, use_pred, offset, nact, iplayer, p, out):
+    """Regret matching for player ``p``'s information sets (``p < 0``: all; ``iplayer`` unread)."""
     for i in range(offset.shape[0]):
+        if p >= 0 and iplayer[i] != p:
+            continue
         o = offset[i]
         k = nact[i]
         tot = 0.0
@@ -28,12 +37,8 @@ def _strategy_from(regrets, pred, use_pred, offset, nact, out):
             x = x if x > 0.0 else 0.0
             out[o + a] = x
             tot += x
-        if tot > 0.0:
-            for a in range(k):
-                out[o + a] /= tot
-        else:
-            for a in range(k):
-                out[o + a] = 1.0 / k
+        for a in range(k):
+            out[o + a] = out[o + a] / tot if tot > 0.0 else 1.0 / k
 
 
 @nb.njit(cache=True)
@@ -46,31 +51,6 @@ def _normalize(ssum, offset, nact, out):
             tot += ssum[o + a]
         for a in range(k):
             out[o + a] = ssum[o + a] / tot if tot > 0.0 else 1.0 / k
-
-
-@nb.njit(cache=True)
-def _forward(ntype, nplayer, ninfo, cstart, nchild, cprob, offset, strat, r0, r1, rc):
-    r0[0] = 1.0
-    r1[0] = 1.0
-    rc[0] = 1.0
-    for n in range(ntype.shape[0]):
-        t = ntype[n]
-        if t == TERMINAL:
-            continue
-        c = cstart[n]
-        if t == CHANCE:
-            for a in range(nchild[n]):
-                r0[c + a] = r0[n]
-                r1[c + a] = r1[n]
-                rc[c + a] = rc[n] * cprob[c + a]
-        else:
-            o = offset[ninfo[n]]
-            p = nplayer[n]
-            for a in range(nchild[n]):
-                s = strat[o + a]
-                r0[c + a] = r0[n] * s if p == 0 else r0[n]
-                r1[c + a] = r1[n] * s if p == 1 else r1[n]
-                rc[c + a] = rc[n]
 
 
 @nb.njit(cache=True)
@@ -237,27 +217,10 @@ def _best_response(ntype, nplayer, ninfo, cstart, nchild, cprob, util, offset, n
 @nb.njit(cache=True)
 def _strategy_of(regrets, pred, use_pred, offset, nact, iplayer, p, out):
     """Like ``_strategy_from`` for player ``p``'s information sets only."""
-    if use_pred:
-        _strategy_of_loop(regrets, pred, True, offset, nact, iplayer, p, out)
+    if use_pred:  # constant per loop: the branch leaves the inner loop
+        _strategy_loop(regrets, pred, True, offset, nact, iplayer, p, out)
     else:
-        _strategy_of_loop(regrets, pred, False, offset, nact, iplayer, p, out)
-
-
-@nb.njit(cache=True, inline="always")
-def _strategy_of_loop(regrets, pred, use_pred, offset, nact, iplayer, p, out):
-    for i in range(offset.shape[0]):
-        if iplayer[i] != p:
-            continue
-        o = offset[i]
-        k = nact[i]
-        tot = 0.0
-        for a in range(k):
-            x = regrets[o + a] + (pred[o + a] if use_pred else 0.0)
-            x = x if x > 0.0 else 0.0
-            out[o + a] = x
-            tot += x
-        for a in range(k):
-            out[o + a] = out[o + a] / tot if tot > 0.0 else 1.0 / k
+        _strategy_loop(regrets, pred, False, offset, nact, iplayer, p, out)
 
 
 @nb.njit(cache=True)
@@ -317,23 +280,65 @@ def _iterations(n, it0, alternating, alg, alpha, beta, gamma, ntype, nplayer, ni
             _reach_of(ntype, nplayer, ninfo, cstart, nchild, offset, strat, 1, r1)
 
 
-class CFRSolver:
-    """CFR-family solver state on a :class:`GameTree` (regrets, strategy sums, iteration)."""
+class SolverState:
+    """What every solver holds (algorithm, parameters, regrets, strategy sums,
+    prediction, iteration) and its checkpointing."""
 
-    def __init__(self, tree: GameTree, algorithm: str = "dcfr", alternating: bool = True,
-                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0) -> None:
+    def __init__(self, tree, algorithm: str, alternating: bool, alpha: float, beta: float, gamma: float) -> None:
         if algorithm not in _ALG_ID:
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
         self.tree = tree
         self.algorithm = algorithm
         self.alternating = alternating
         self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
+        self.iteration = 0
+
+    tree: object
+    regrets: np.ndarray
+    ssum: np.ndarray
+    pred: np.ndarray
+    iteration: int
+    algorithm: str
+    alternating: bool
+    alpha: float
+    beta: float
+    gamma: float
+
+    def _shape(self) -> np.ndarray:
+        return np.array([self.tree.num_nodes, self.tree.num_infosets, self.tree.num_slots])
+
+    def state_dict(self) -> dict:
+        return {
+            "regrets": self.regrets, "ssum": self.ssum, "pred": self.pred,
+            "iteration": np.int64(self.iteration), "algorithm": np.array(self.algorithm),
+            "alternating": np.bool_(self.alternating),
+            "params": np.array([self.alpha, self.beta, self.gamma]),
+            "shape": self._shape(),
+        }
+
+    def load_state_dict(self, d) -> None:
+        shape = self._shape()
+        if not np.array_equal(np.asarray(d["shape"]), shape):
+            raise ValueError(f"checkpoint is for a tree of shape {list(d['shape'])}, this tree is {list(shape)}")
+        if str(d["algorithm"]) != self.algorithm:
+            raise ValueError(f"checkpoint was made by {str(d['algorithm'])!r}, this solver runs {self.algorithm!r}")
+        self.regrets[:] = d["regrets"]
+        self.ssum[:] = d["ssum"]
+        self.pred[:] = d["pred"]
+        self.iteration = int(d["iteration"])
+
+
+class CFRSolver(SolverState):
+    """CFR-family solver state on a :class:`GameTree` (regrets, strategy sums, iteration)."""
+
+    def __init__(self, tree: GameTree, algorithm: str = "dcfr", alternating: bool = True,
+                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0) -> None:
+        super().__init__(tree, algorithm, alternating, alpha, beta, gamma)
         s = tree.num_slots
         n = tree.num_nodes
         self.regrets = np.zeros(s, np.float64)
         self.ssum = np.zeros(s, np.float64)
         self.pred = np.zeros(s, np.float64)
-        self.iteration = 0
         self._inst = np.zeros(s, np.float64)
         self._sinc = np.zeros(s, np.float64)
         self._strat = np.zeros(s, np.float64)
@@ -389,26 +394,13 @@ class CFRSolver:
         b0, b1 = self.best_response_values(strategy)
         return (b0 + b1) / 2.0
 
-    # ---- checkpoints -------------------------------------------------
-    def state_dict(self) -> dict:
-        return {
-            "regrets": self.regrets, "ssum": self.ssum, "pred": self.pred,
-            "iteration": np.int64(self.iteration), "algorithm": np.array(self.algorithm),
-            "alternating": np.bool_(self.alternating),
-            "params": np.array([self.alpha, self.beta, self.gamma]),
-            "shape": np.array([self.tree.num_nodes, self.tree.num_infosets, self.tree.num_slots]),
-        }
-
-    def load_state_dict(self, d) -> None:
-        shape = np.array([self.tree.num_nodes, self.tree.num_infosets, self.tree.num_slots])
-        if not np.array_equal(np.asarray(d["shape"]), shape):
-            raise ValueError(f"checkpoint is for a tree of shape {list(d['shape'])}, this tree is {list(shape)}")
-        if str(d["algorithm"]) != self.algorithm:
-            raise ValueError(f"checkpoint was made by {str(d['algorithm'])!r}, this solver runs {self.algorithm!r}")
-        self.regrets[:] = d["regrets"]
-        self.ssum[:] = d["ssum"]
-        self.pred[:] = d["pred"]
-        self.iteration = int(d["iteration"])
+def _reaches(tree: GameTree, strategy: np.ndarray, r: np.ndarray) -> None:
+    """r[0], r[1]: each player's own reach under ``strategy``; r[2]: chance's."""
+    args = (tree.node_type, tree.node_player, tree.node_infoset, tree.child_start, tree.num_children,
+            tree.infoset_offset, strategy)
+    _reach_of(*args, 0, r[0])
+    _reach_of(*args, 1, r[1])
+    _chance_reach(tree.node_type, tree.child_start, tree.num_children, tree.chance_prob, r[2])
 
 
 def evaluate(tree: GameTree, strategy: np.ndarray) -> float:
@@ -418,7 +410,7 @@ def evaluate(tree: GameTree, strategy: np.ndarray) -> float:
     v = np.zeros(n)
     dummy = np.zeros(tree.num_slots)
     args = (tree.node_type, tree.node_player, tree.node_infoset, tree.child_start, tree.num_children, tree.chance_prob)
-    _forward(*args, tree.infoset_offset, strategy, r[0], r[1], r[2])
+    _reaches(tree, strategy, r)
     _backward(*args, tree.utility, tree.infoset_offset, strategy, r[0], r[1], r[2], v, dummy, dummy.copy(), -1)
     return float(v[0])
 
@@ -428,7 +420,7 @@ def best_response_values(tree: GameTree, strategy: np.ndarray, cache: dict | Non
     n = tree.num_nodes
     args = (tree.node_type, tree.node_player, tree.node_infoset, tree.child_start, tree.num_children, tree.chance_prob)
     r = np.zeros((3, n))
-    _forward(*args, tree.infoset_offset, strategy, r[0], r[1], r[2])
+    _reaches(tree, strategy, r)
     out = []
     cache = {} if cache is None else cache
     for p in (0, 1):

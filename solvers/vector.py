@@ -16,7 +16,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from solvers.cfr import _ALG_ID, ALGORITHMS, _discounts, _normalize, _rule, _strategy_from
+from solvers.cfr import _ALG_ID, SolverState, _discounts, _normalize, _rule, _strategy_from
 from solvers.tree import VectorTree
 
 MODE_UPDATE = 0
@@ -152,22 +152,16 @@ def _opp_reach(actor, nlist, nlen, ninfo, ehand, W, reach, out):
             out[i0 + k] = acc
 
 
-class VectorSolver:
+class VectorSolver(SolverState):
     """CFR-family solver state on a :class:`VectorTree` (same interface as :class:`solvers.cfr.CFRSolver`)."""
 
     def __init__(self, tree: VectorTree, algorithm: str = "dcfr", alternating: bool = True,
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0) -> None:
-        if algorithm not in _ALG_ID:
-            raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
-        self.tree = tree
-        self.algorithm = algorithm
-        self.alternating = alternating
-        self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
+        super().__init__(tree, algorithm, alternating, alpha, beta, gamma)
         s = tree.num_slots
         self.regrets = np.zeros(s, np.float32)
         self.ssum = np.zeros(s, np.float32)
         self.pred = np.zeros(s if algorithm == "pcfr+" else 1, np.float32)
-        self.iteration = 0
         self._strat = np.zeros(s, np.float32)
         self._reach = np.zeros(tree.num_elements, np.float64)
         self._value = np.zeros(tree.num_elements, np.float64)
@@ -259,27 +253,6 @@ class VectorSolver:
         node = t.infoset_node()
         own = self._reach[t.node_list[node, t.node_actor[node]] + _rank_in_node(t, node)]
         return av, own * opp
-
-    # ---- checkpoints --------------------------------------------------
-    def state_dict(self) -> dict:
-        return {
-            "regrets": self.regrets, "ssum": self.ssum, "pred": self.pred,
-            "iteration": np.int64(self.iteration), "algorithm": np.array(self.algorithm),
-            "alternating": np.bool_(self.alternating),
-            "params": np.array([self.alpha, self.beta, self.gamma]),
-            "shape": np.array([self.tree.num_nodes, self.tree.num_infosets, self.tree.num_slots]),
-        }
-
-    def load_state_dict(self, d) -> None:
-        shape = np.array([self.tree.num_nodes, self.tree.num_infosets, self.tree.num_slots])
-        if not np.array_equal(np.asarray(d["shape"]), shape):
-            raise ValueError(f"checkpoint is for a tree of shape {list(d['shape'])}, this tree is {list(shape)}")
-        if str(d["algorithm"]) != self.algorithm:
-            raise ValueError(f"checkpoint was made by {str(d['algorithm'])!r}, this solver runs {self.algorithm!r}")
-        self.regrets[:] = d["regrets"]
-        self.ssum[:] = d["ssum"]
-        self.pred[:] = d["pred"]
-        self.iteration = int(d["iteration"])
 
     def nbytes(self) -> int:
         """Bytes of solver state and working buffers (the tree not included)."""

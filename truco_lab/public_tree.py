@@ -152,6 +152,16 @@ def _grow(a, need):
     return b
 
 
+@nb.njit(cache=True, inline="always")
+def _slot(e, d, src, rem, code, el_hand, el_rem, el_entry, e_child, e_action):
+    """Slot ``e`` (private action ``code``) of element ``src`` leads to new element ``d`` holding ``rem``."""
+    el_hand[d] = el_hand[src]
+    el_rem[d] = rem
+    el_entry[d] = e
+    e_child[e] = d
+    e_action[e] = code
+
+
 @nb.njit(cache=True)
 def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
     H = hand_packed.shape[0]
@@ -367,41 +377,24 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
             if not possible[t]:
                 i_nact[i0 + t] = 0
                 continue
+            # slots in order: public actions, face-up levels, face-down levels
             for j in range(nfixed):
-                e = nent + m
-                m += 1
-                d = pfill[j]
+                _slot(nent + m, pfill[j], src, rem, pub[j], el_hand, el_rem, el_entry, e_child, e_action)
                 pfill[j] += 1
-                el_hand[d] = el_hand[src]
-                el_rem[d] = rem
-                el_entry[d] = e
-                e_child[e] = d
-                e_action[e] = pub[j]
+                m += 1
             for lv in range(nlev):
                 if (rem >> (2 * lv)) & 3 and up_slot[lv] >= 0:
                     j = up_slot[lv]
-                    e = nent + m
-                    m += 1
-                    d = pfill[j]
+                    _slot(nent + m, pfill[j], src, rem - (np.int64(1) << (2 * lv)), A_UP + lvl_cards[lv, 0],
+                          el_hand, el_rem, el_entry, e_child, e_action)
                     pfill[j] += 1
-                    el_hand[d] = el_hand[src]
-                    el_rem[d] = rem - (np.int64(1) << (2 * lv))
-                    el_entry[d] = e
-                    e_child[e] = d
-                    e_action[e] = A_UP + lvl_cards[lv, 0]
-            if hide:
-                for lv in range(nlev):
-                    if (rem >> (2 * lv)) & 3:
-                        j = npub - 1
-                        e = nent + m
-                        m += 1
-                        d = pfill[j]
-                        pfill[j] += 1
-                        el_hand[d] = el_hand[src]
-                        el_rem[d] = rem - (np.int64(1) << (2 * lv))
-                        el_entry[d] = e
-                        e_child[e] = d
-                        e_action[e] = A_DOWN + lvl_cards[lv, 0]
+                    m += 1
+            for lv in range(nlev if hide else 0):
+                if (rem >> (2 * lv)) & 3:
+                    _slot(nent + m, pfill[npub - 1], src, rem - (np.int64(1) << (2 * lv)), A_DOWN + lvl_cards[lv, 0],
+                          el_hand, el_rem, el_entry, e_child, e_action)
+                    pfill[npub - 1] += 1
+                    m += 1
             i_nact[i0 + t] = m
             nent += m
         # child states, pushed for expansion
