@@ -203,16 +203,13 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
     n_ln1[0] = H
     st_node = np.empty(4096, np.int32)
     st_state = np.empty((4096, root.shape[0]), np.int32)
-    sp = 0
     st_node[0] = 0
     st_state[0] = root
     sp = 1
     buf = np.empty(E.MAX_LEGAL, np.int32)
     pub = np.empty(64, np.int32)  # public action codes of the node
     pcount = np.empty(64, np.int64)
-    pstart = np.empty(64, np.int64)
-    pfill = np.empty(64, np.int64)
-    pchild = np.empty(64, np.int32)
+    pfill = np.empty(64, np.int64)  # next free element of each child's new list
     up_slot = np.empty(32, np.int32)  # public index of "play level l face up"
     used_lv = np.zeros(32, np.int32)  # copies of each level already face up
     opp_up = np.zeros(32, np.int32)
@@ -343,22 +340,20 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
         n_child[n] = c0
         n_nchild[n] = npub
         for j in range(npub):
-            pstart[j] = nel
             pfill[j] = nel
-            nel += pcount[j]
             c = c0 + j
-            pchild[j] = c
             n_parent[c] = n
             if p == 0:
-                n_ls0[c] = pstart[j]
+                n_ls0[c] = nel
                 n_ln0[c] = pcount[j]
                 n_ls1[c] = n_ls1[n]
                 n_ln1[c] = n_ln1[n]
             else:
-                n_ls1[c] = pstart[j]
+                n_ls1[c] = nel
                 n_ln1[c] = pcount[j]
                 n_ls0[c] = n_ls0[n]
                 n_ln0[c] = n_ln0[n]
+            nel += pcount[j]
         el_hand = _grow(el_hand, nel)
         el_rem = _grow(el_rem, nel)
         el_entry = _grow(el_entry, nel)
