@@ -29,10 +29,10 @@ class SolveResult:
     algorithm: str = ""
 
     def metadata(self) -> dict:
-        """Run metadata stored with strategy tables."""
+        """Run metadata stored with strategy tables (the trees' source adds its own description)."""
         import datetime
 
-        from truco_lab import __version__
+        from solvers import __version__
 
         meta = {
             "algorithm": self.algorithm, "iterations": self.iterations, "exploitability": self.exploitability,
@@ -40,10 +40,9 @@ class SolveResult:
             "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         }
         trees = self.tree if isinstance(self.tree, list) else []
-        if trees and "cell" in trees[0].meta:
-            from truco_lab.public_tree import rules_to_dict
-
-            meta["rules"] = rules_to_dict(trees[0].meta["cell"].rules)
+        if trees and trees[0].source is not None:
+            src = trees[0].source.metadata()
+            meta.update({k: v for k, v in src.items() if k in ("rules", "keyer", "payoff", "units", "prunes")})
         return meta
 
     @property
@@ -112,7 +111,7 @@ def _route(trees: list, state) -> tuple[int, dict]:
     """(subgame index, OpenSpiel action -> slot) for ``state``; an empty map outside the solved tree."""
     for part, t in enumerate(trees):
         try:
-            route = t.meta["route"](state)
+            route = t.source.route(t, state)
         except KeyError:  # after a pruned action: outside the solved tree
             return part, {}
         if route is not None:

@@ -33,14 +33,13 @@ def _cat(values) -> pd.Categorical:
 def subgame_frame(solver, include_forced: bool = False) -> pd.DataFrame:
     """The rows of one solved subgame (a :class:`solvers.vector.VectorSolver` on a labelled tree)."""
     t = solver.tree
-    label = t.meta.get("labels")
-    if label is None:
-        raise ValueError("this tree carries no labels (meta['labels']): build it with a native builder")
+    if t.source is None:
+        raise ValueError("this tree has no source to label its rows: build it with a native builder")
     avg = solver.average_strategy()
     av, reach = solver.slot_values(avg)
     nact = t.infoset_nact
     keep = np.flatnonzero(nact >= (1 if include_forced else 2))
-    cols = label(t)
+    cols = t.source.labels(t)
     slot = _slots_of(t.infoset_offset, nact, keep)
     info = np.repeat(keep, nact[keep])
     data = {k: np.full(len(slot), v) for k, v in cols["constants"].items()}
@@ -137,8 +136,7 @@ class StrategyTable:
         list (``"play_face_up 4c, play_face_up 5h, play_face_down 7d"``); the
         opponent's face-down card may be written ``play_face_down ?``.
         """
-        from truco_lab.public_tree import canonical_key
-
+        canonical_key = _keyer(self.metadata)
         df = self.df
         sc = score if score is not None else (int(df["score0"].iloc[0]), int(df["score1"].iloc[0]))
         dl = dealer if dealer is not None else int(df["dealer"].iloc[0])
@@ -158,3 +156,18 @@ class StrategyTable:
         g = pd.DataFrame({by: rows[by], "w": w, "reach": rows["reach"] * rows["probability"]})
         grouped = g.groupby(by, observed=True).sum()
         return (grouped["w"] / grouped["reach"]).rename(f"P({action_prefix})")
+
+
+def _keyer(metadata: dict):
+    """The function that maps real cards and histories to this table's key columns.
+
+    Tables name it in their metadata (``keyer: "module:function"``), so this
+    generic module never imports a game's package.
+    """
+    import importlib
+
+    spec = metadata.get("keyer") or next((m.get("keyer") for m in metadata.get("parts", []) if m.get("keyer")), None)
+    if not spec:
+        raise ValueError("this table's metadata names no keyer (module:function) for lookups by real cards")
+    mod, _, fn = spec.partition(":")
+    return getattr(importlib.import_module(mod), fn)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -147,6 +148,31 @@ def build_openspiel_tree(game, progress: bool = False) -> GameTree:
     )
 
 
+@runtime_checkable
+class TreeSource(Protocol):
+    """What a native builder attaches to its trees so solvers can label, route and
+    describe them without knowing the game (solvers never import a game's package).
+
+    Implementations must be picklable (plain dataclasses), so trees and results
+    can cross process boundaries.
+    """
+
+    def labels(self, tree: VectorTree) -> dict:
+        """Per information set ``player`` and key columns (object arrays), per slot ``action``,
+        and ``constants`` (columns equal on every row)."""
+        ...
+
+    def route(self, tree: VectorTree, state: Any) -> dict[int, int] | None:
+        """For an OpenSpiel state of this subgame: action id -> slot (-1: no slot);
+        ``None`` if the state belongs to another subgame; ``KeyError`` if it lies
+        after an action the tree pruned."""
+        ...
+
+    def metadata(self) -> dict:
+        """JSON-able description stored with tables (rules, cell, ``keyer`` for lookups)."""
+        ...
+
+
 @dataclass
 class VectorTree:
     """A public tree in vector form (DESIGN-NOTES §4), for games whose chance is one private deal at the root.
@@ -184,7 +210,23 @@ class VectorTree:
     node_nchild: np.ndarray | None = None  # int16 [N]
     entry_action: np.ndarray | None = None  # int16 [S]: private action code of the slot
     elem_entry: np.ndarray | None = None  # int32 [E]: slot that created the element (-1 at the root)
-    meta: dict = field(default_factory=dict)
+    # payoffs: terminals carry an outcome code; an objective maps codes to utilities (set_payoff)
+    node_outcome: np.ndarray | None = None  # int16 [N]: outcome code at terminals, -1 elsewhere
+    source: TreeSource | None = None
+    meta: dict = field(default_factory=dict)  # plain data for the source (no callables)
+
+    def set_payoff(self, utility_by_outcome: np.ndarray) -> None:
+        """Set every terminal's utility (player 0's) from its outcome code: one built tree
+        serves any objective (points, match equity, best-response continuations)."""
+        if self.node_outcome is None:
+            raise ValueError("this tree records no terminal outcomes; its payoffs are fixed")
+        u = np.asarray(utility_by_outcome, np.float64)
+        term = self.node_outcome >= 0
+        codes = self.node_outcome[term]
+        if codes.size and int(codes.max()) >= u.shape[0]:
+            raise ValueError(f"utility table has {u.shape[0]} outcomes, the tree uses code {int(codes.max())}")
+        self.node_util[:] = 0.0
+        self.node_util[term] = u[codes]
 
     @property
     def num_nodes(self) -> int:

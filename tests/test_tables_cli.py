@@ -93,7 +93,9 @@ def test_lookup_by_real_cards_finds_the_solved_information_set():
     assert list(table.df.columns) == COLUMNS
     sub = r.solver.solvers[0]
     avg = sub.average_strategy()
-    route = sub.tree.meta["route"]
+    def route(st):
+        return sub.tree.source.route(sub.tree, st)
+
     rng = random.Random(0)
     checked = 0
     while checked < 40:

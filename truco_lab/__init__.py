@@ -9,7 +9,7 @@ from truco_lab.state import HandState, TrucoError
 
 _register("truco_paulista", _public_tree.native_parts)
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = [
     "PAULISTA",
     "HandState",

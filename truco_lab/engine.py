@@ -194,17 +194,23 @@ def next_raise_index(s, r, player) -> int:
 
 
 @nb.njit(cache=True)
+def award(r, score0, score1, winner, points):
+    """Scores after ``winner`` (0, 1 or DRAW) is awarded ``points``: the score caps at the target."""
+    if winner == DRAW:
+        return score0, score1
+    t = r[R_TARGET]
+    if winner == 0:
+        return min(score0 + points, t), score1
+    return score0, min(score1 + points, t)
+
+
+@nb.njit(cache=True)
 def _finish(s, r, winner, points):
     s[WINNER] = winner
     s[AWARDED] = points
-    if winner == DRAW:
-        s[POINTS] = 0
-        return
-    sc = s[SCORE + winner] + points
-    if sc > r[R_TARGET]:
-        sc = r[R_TARGET]
-    s[POINTS] = sc - s[SCORE + winner]
-    s[SCORE + winner] = sc
+    before = s[SCORE + winner] if winner != DRAW else 0
+    s[SCORE], s[SCORE + 1] = award(r, s[SCORE], s[SCORE + 1], winner, points)
+    s[POINTS] = s[SCORE + winner] - before if winner != DRAW else 0
 
 
 @nb.njit(cache=True)

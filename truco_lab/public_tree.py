@@ -37,6 +37,7 @@ import numpy as np
 from solvers.tree import VectorTree
 from truco_lab import engine as E
 from truco_lab.cards import A_DOWN, A_RAISE, A_UP, N_ACTIONS, card_str
+from truco_lab.payoff import outcome_code
 from truco_lab.rules import PAULISTA, R_TARGET, RuleSet
 
 HIDDEN = N_ACTIONS  # public code of "a card played face down" (identity not public)
@@ -167,7 +168,7 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
     H = hand_packed.shape[0]
     cap = 1 << 16
     n_actor = np.empty(cap, np.int8)
-    n_util = np.empty(cap, np.float64)
+    n_outc = np.empty(cap, np.int16)
     n_parent = np.empty(cap, np.int32)
     n_paction = np.empty(cap, np.int16)
     n_ls0 = np.empty(cap, np.int32)
@@ -229,13 +230,12 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
         n_info[n] = -1
         if s[E.WINNER] >= 0:
             n_actor[n] = -1
-            w = s[E.WINNER]
-            n_util[n] = s[E.POINTS] if w == 0 else (-s[E.POINTS] if w == 1 else 0.0)
+            n_outc[n] = outcome_code(s[E.WINNER], s[E.AWARDED])
             continue
         p = E.actor(s)
         q = 1 - p
         n_actor[n] = p
-        n_util[n] = 0.0
+        n_outc[n] = -1
         ls = n_ls0[n] if p == 0 else n_ls1[n]
         ln = n_ln0[n] if p == 0 else n_ln1[n]
         lowscore = min(s[E.SCORE], s[E.SCORE + 1])
@@ -327,7 +327,7 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
         if nnodes > n_actor.shape[0]:
             need = nnodes
             n_actor = _grow(n_actor, need)
-            n_util = _grow(n_util, need)
+            n_outc = _grow(n_outc, need)
             n_parent = _grow(n_parent, need)
             n_paction = _grow(n_paction, need)
             n_ls0 = _grow(n_ls0, need)
@@ -419,7 +419,7 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
             st_node[sp] = c
             st_state[sp] = child
             sp += 1
-    return (n_actor[:nnodes], n_util[:nnodes], n_parent[:nnodes], n_paction[:nnodes], n_ls0[:nnodes],
+    return (n_actor[:nnodes], n_outc[:nnodes], n_parent[:nnodes], n_paction[:nnodes], n_ls0[:nnodes],
             n_ls1[:nnodes], n_ln0[:nnodes], n_ln1[:nnodes], n_info[:nnodes], n_child[:nnodes],
             n_nchild[:nnodes], i_off[:ninfo], i_nact[:ninfo], e_child[:nent], e_action[:nent],
             el_hand[:nel], el_entry[:nel])
@@ -437,7 +437,11 @@ def _prune_mask(prunes: dict) -> int:
 
 @dataclass(frozen=True)
 class Cell:
-    """One native subgame: a score cell, a dealer and a vira class under a rule set."""
+    """One native subgame: a score cell, a dealer and a vira class under a rule set.
+
+    It is the trees' :class:`solvers.tree.TreeSource`: it labels table rows,
+    routes OpenSpiel states to slots and describes itself for table metadata.
+    """
 
     rules: RuleSet
     score0: int
@@ -445,30 +449,61 @@ class Cell:
     dealer: int
     vira_class: ViraClass
     prunes: int = ALL_PRUNES
+    payoff: str = "points"
+
+    def labels(self, tree: VectorTree) -> dict:
+        return table_labels(tree)
+
+    def route(self, tree: VectorTree, state) -> dict[int, int] | None:
+        return openspiel_route(tree, state)
+
+    def metadata(self) -> dict:
+        from truco_lab.payoff import units
+
+        return {"rules": rules_to_dict(self.rules), "score": [self.score0, self.score1], "dealer": self.dealer,
+                "vira_class": self.vira_class.index, "vira": card_str(self.vira_class.vira), "prunes": self.prunes,
+                "payoff": self.payoff, "units": units(self.payoff), "keyer": "truco_lab.public_tree:canonical_key"}
+
+
+def check_cell_args(rules: RuleSet, score0, score1, dealer) -> None:
+    """The one validation of a hand's start: scores below the target, dealer 0 or 1."""
+    t = rules.target
+    for name, v in (("score0", score0), ("score1", score1)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < t:
+            raise ValueError(f"{name} must be an integer in 0..{t - 1}, got {v!r}")
+    if isinstance(dealer, bool) or dealer not in (0, 1):
+        raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
+
+
+def vira_class_at(rules: RuleSet, vira: int | ViraClass) -> ViraClass:
+    """A class index (or a class) -> the :class:`ViraClass`."""
+    if isinstance(vira, ViraClass):
+        return vira
+    classes = vira_classes(rules)
+    if isinstance(vira, bool) or not isinstance(vira, (int, np.integer)) or not 0 <= vira < len(classes):
+        raise ValueError(f"vira class must be 0..{len(classes) - 1}, got {vira!r}")
+    return classes[int(vira)]
 
 
 def build_cell(rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, dealer: int = 1,
-               vira: int | ViraClass = 0, prunes: int | dict = ALL_PRUNES) -> VectorTree:
+               vira: int | ViraClass = 0, prunes: int | dict = ALL_PRUNES, payoff: str = "points",
+               equity=None) -> VectorTree:
     """The vector-form tree of one cell: ``vira`` is a class index or a :class:`ViraClass`.
 
     ``prunes`` is a bit mask (``ALL_PRUNES`` default, 0 = the full game) or a
-    dict of :data:`PRUNE_NAMES` to bools (names not given stay on).
+    dict of :data:`PRUNE_NAMES` to bools (names not given stay on). Terminals
+    record their outcome; ``payoff`` (``points``, or ``equity`` with an
+    :class:`truco_lab.lab.equity.EquityTable`) sets the utilities, and
+    ``tree.set_payoff`` can change them later without rebuilding.
     """
+    from truco_lab.payoff import objective_utilities
+
     if isinstance(prunes, dict):
         prunes = _prune_mask(prunes)
-    t = rules.target
-    for name, v in (("score0", score0), ("score1", score1)):
-        if not isinstance(v, (int, np.integer)) or not 0 <= v < t:
-            raise ValueError(f"{name} must be an integer in 0..{t - 1}, got {v!r}")
-    if dealer not in (0, 1):
-        raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
-    if isinstance(vira, ViraClass):
-        vc = vira
-    else:
-        classes = vira_classes(rules)
-        if not isinstance(vira, (int, np.integer)) or not 0 <= vira < len(classes):
-            raise ValueError(f"vira class must be 0..{len(classes) - 1}, got {vira!r}")
-        vc = classes[int(vira)]
+    check_cell_args(rules, score0, score1, dealer)
+    vc = vira_class_at(rules, vira)
+    if payoff not in ("points", "equity"):
+        raise ValueError(f"payoff must be 'points' or 'equity', got {payoff!r}")
     r = rules.to_array()
     nlev = len(vc.level_cards)
     if nlev > 31:
@@ -483,20 +518,25 @@ def build_cell(rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, deal
     root = np.zeros(E.STATE_SIZE, np.int32)
     E.new_hand(root, r, dealer, score0, score1, np.full(6, -1, np.int32), vc.vira)
     arrs = _build(r, root, lvl_cards, card_level, packed, nlev, prunes)
-    (actor, util, parent, paction, ls0, ls1, ln0, ln1, info, child, nchild, ioff, inact, echild, eaction,
+    (actor, outc, parent, paction, ls0, ls1, ln0, ln1, info, child, nchild, ioff, inact, echild, eaction,
      ehand, eentry) = arrs
-    node_list = np.stack([ls0, ls1], axis=1)
-    node_len = np.stack([ln0, ln1], axis=1)
-    # information set -> player, node (for tables); computed, not stored by the builder
-    return VectorTree(
-        node_actor=actor, node_util=util, node_list=node_list, node_len=node_len, node_infoset=info,
+    tree = VectorTree(
+        node_actor=actor, node_util=np.zeros(actor.shape[0]), node_list=np.stack([ls0, ls1], axis=1),
+        node_len=np.stack([ln0, ln1], axis=1), node_infoset=info,
         infoset_offset=ioff, infoset_nact=inact.astype(np.int32), entry_child=echild, elem_hand=ehand,
         deal_weight=deal_weights(vc.multiplicity, hands), num_hands=len(hands),
         node_parent=parent, node_action=paction, node_child=child, node_nchild=nchild,
-        entry_action=eaction, elem_entry=eentry,
-        meta={"cell": Cell(rules, score0, score1, dealer, vc, prunes), "hands": hands,
-              "lvl_cards": lvl_cards, "card_level": card_level, "labels": table_labels},
+        entry_action=eaction, elem_entry=eentry, node_outcome=outc,
+        source=Cell(rules, int(score0), int(score1), int(dealer), vc, int(prunes), payoff),
+        meta={"hands": hands, "lvl_cards": lvl_cards, "card_level": card_level},
     )
+    tree.set_payoff(objective_utilities(rules, score0, score1, dealer, outcome_codes(tree), payoff, equity))
+    return tree
+
+
+def outcome_codes(tree: VectorTree) -> np.ndarray:
+    """The distinct outcome codes at the tree's terminals."""
+    return np.unique(tree.node_outcome[tree.node_outcome >= 0])
 
 
 # ---- labels, lookups and OpenSpiel routing --------------------------------
@@ -539,7 +579,7 @@ def slot_action_strings(tree: VectorTree) -> np.ndarray:
 
 def infoset_labels(tree: VectorTree) -> dict[str, np.ndarray]:
     """Per information set: ``player``, ``hand``, ``history`` and ``hidden`` labels (object arrays)."""
-    cell: Cell = tree.meta["cell"]
+    cell: Cell = tree.source
     names = level_names(cell.rules, cell.vira_class)
     card_level = tree.meta["card_level"]
     hands = tree.meta["hands"]
@@ -642,7 +682,7 @@ def locate(tree: VectorTree, player: int, cards, actions) -> int:
 
 def openspiel_route(tree: VectorTree, state) -> dict[int, int] | None:
     """For a ``truco_paulista`` state in this tree's subgame: OpenSpiel action -> slot (None if elsewhere)."""
-    cell: Cell = tree.meta["cell"]
+    cell: Cell = tree.source
     if state.deal[6] not in cell.vira_class.viras:
         return None
     p = state.current_player()
@@ -711,14 +751,13 @@ def native_parts(game, prunes: int | dict = ALL_PRUNES) -> list[tuple[float, Vec
     out = []
     for vc in vira_classes(cfg.rules):
         t = build_cell(cfg.rules, int(p["score0"]), int(p["score1"]), int(p["dealer"]), vc, prunes)
-        t.meta["route"] = lambda state, t=t: openspiel_route(t, state)
         out.append((vc.weight, t))
     return out
 
 
 def table_labels(tree: VectorTree) -> dict:
     """Everything a strategy table needs to label this tree's rows."""
-    cell: Cell = tree.meta["cell"]
+    cell: Cell = tree.source
     out = infoset_labels(tree)
     out["action"] = slot_action_strings(tree)
     out["constants"] = {

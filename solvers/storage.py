@@ -1,0 +1,103 @@
+"""Files and memory: the one atomic writer, the one memory probe, stable hashes.
+
+Every artifact the lab writes (checkpoints, tables, summaries) goes through
+:func:`atomic_write`: written to a temporary file in the same folder, then
+renamed, so an interrupted write never replaces a good file. Memory figures
+come from :func:`peak_rss_gb` (the kernel's high-water mark, resettable with
+:func:`reset_peak_rss` so a long-lived worker reports each job's own peak).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import resource
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+
+def atomic_write(path: str | Path, write: Callable[[Path], None], suffix: str = "") -> Path:
+    """Call ``write(tmp)`` on a temporary path beside ``path``, then rename it over ``path``.
+
+    ``suffix`` is appended to the temporary name for writers that insist on an
+    extension (``numpy.savez`` adds ``.npz``).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp{suffix}")
+    try:
+        write(tmp)
+        tmp.replace(path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
+
+
+def write_json(path: str | Path, obj) -> Path:
+    """Atomic JSON (floats as floats, numpy scalars converted)."""
+    text = json.dumps(obj, indent=2, default=_json_default) + "\n"
+    return atomic_write(path, lambda p: p.write_text(text))
+
+
+def _json_default(x):
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    return str(x)
+
+
+def read_json(path: str | Path, what: str = "file") -> dict:
+    """Read a JSON object; a missing, empty or corrupt file raises ``ValueError`` naming it."""
+    path = Path(path)
+    try:
+        obj = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ValueError(f"{what} {path} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{what} {path} is not readable JSON ({type(e).__name__})") from None
+    if not isinstance(obj, dict):
+        raise ValueError(f"{what} {path} does not hold a JSON object")
+    return obj
+
+
+def stable_hash(obj, n: int = 16) -> str:
+    """A hash of a JSON-able object that does not change between runs or machines."""
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=_json_default)
+    return hashlib.sha256(text.encode()).hexdigest()[:n]
+
+
+def rss_gb() -> float:
+    """Resident memory of this process now (GB)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**30
+    except OSError:
+        return float("nan")
+
+
+def peak_rss_gb() -> float:
+    """Peak resident memory of this process since start or the last :func:`reset_peak_rss` (GB)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 2**20
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
+def reset_peak_rss() -> None:
+    """Start a new peak (Linux ``clear_refs``); silently a no-op elsewhere."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass

@@ -1,0 +1,1 @@
+"""The lab layer: cells as values, one cell runner, run folders, the match solver and executors."""
