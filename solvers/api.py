@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from solvers.cfr import CFRSolver
+from solvers.storage import atomic_write, rss_gb
 from solvers.tree import NATIVE_BUILDERS, GameTree, build_openspiel_tree
 from solvers.vector import SubgameSolver
 
@@ -174,67 +175,118 @@ def _check_stop(iterations, target) -> None:
         raise ValueError(f"target_exploitability must be > 0, got {target}")
 
 
+class _DeferredInterrupts:
+    """SIGINT and SIGTERM (a cluster's preemption) only set a flag while iterating, so a
+    checkpoint always holds whole iterations; the run then saves and raises KeyboardInterrupt."""
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+        self._old: dict = {}
+
+    def __enter__(self) -> _DeferredInterrupts:
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._flag)
+        return self
+
+    def _flag(self, signum, frame) -> None:
+        self.signal = signum
+
+    def __exit__(self, *exc) -> None:
+        import signal
+
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+
+
 def run(solver, iterations: int | None, target_exploitability: float | None = None, *, check_every: int = 10,
         checkpoint: str | Path | None = None, checkpoint_every: int = 100, resume: bool = False,
-        progress: bool = False, desc: str = "solving") -> tuple[float, list]:
-    """Iterate ``solver`` to a stop condition; returns (final exploitability, [(iteration, exploitability)]).
+        progress=False, desc: str = "solving", checkpoint_meta: dict | None = None) -> tuple[float, list]:
+    """Iterate ``solver`` to a stop condition; returns (final exploitability,
+    [(iteration, exploitability, seconds)]).
 
-    The progress bar shows iterations, speed, the last exploitability and the
-    process's resident memory. An interrupted run loses at most
-    ``checkpoint_every`` iterations.
+    ``progress``: ``True`` for a tqdm bar (iterations, speed, last exploitability,
+    resident memory), or a callable receiving a dict after every step. Checkpoints
+    (every ``checkpoint_every`` iterations, at the end, and on SIGINT/SIGTERM) hold
+    whole iterations only; ``checkpoint_meta`` is stored with them (e.g. a spec hash).
     """
     _check_stop(iterations, target_exploitability)
     ckpt = Path(checkpoint) if checkpoint else None
     if resume:
         if ckpt is None or not ckpt.exists():
             raise FileNotFoundError(f"--resume: no checkpoint at {ckpt}")
-        with np.load(ckpt) as d:
-            solver.load_state_dict(d)
+        load_checkpoint(solver, ckpt, (checkpoint_meta or {}).get("key"))
     history: list = []
     bar = None
-    if progress:
+    callback = progress if callable(progress) else None
+    if progress is True:
         from tqdm import tqdm
 
         # with a target the stopping point is unknown: count up instead of showing a cap
         total = iterations if target_exploitability is None else None
         bar = tqdm(total=total, initial=solver.iteration, unit="it", desc=desc)
+    t0 = time.perf_counter()
     expl = float("inf")
-    if resume and target_exploitability is not None:
+    if target_exploitability is not None and solver.iteration > 0:
         expl = solver.exploitability()
+        history.append((solver.iteration, expl, 0.0))
         if expl <= target_exploitability:
             iterations = solver.iteration  # already there: nothing to do
-    try:
-        checking = target_exploitability is not None or bar is not None
-        while iterations is None or solver.iteration < iterations:
-            # iterate in chunks up to the next event: one numba call per chunk
-            it = solver.iteration
-            step = iterations - it if iterations is not None else check_every
-            if checking:
-                step = min(step, check_every - it % check_every)
-            if ckpt is not None:
-                step = min(step, checkpoint_every - it % checkpoint_every)
-            if bar is not None:
-                step = min(step, 1 if solver_is_slow(solver) else step)
-            solver.iterate(step)
-            if bar is not None:
-                bar.update(step)
-            if ckpt is not None and solver.iteration % checkpoint_every == 0:
-                save_checkpoint(solver, ckpt)
-            if solver.iteration % check_every == 0 and (target_exploitability is not None or bar is not None):
-                expl = solver.exploitability()
-                history.append((solver.iteration, expl))
+    slow = solver_is_slow(solver)
+    watching = target_exploitability is not None or bar is not None or callback is not None
+    saved_at = -1
+
+    def save() -> None:
+        nonlocal saved_at
+        if ckpt is not None and saved_at != solver.iteration:
+            save_checkpoint(solver, ckpt, checkpoint_meta)
+            saved_at = solver.iteration
+
+    with _DeferredInterrupts() as sig:
+        try:
+            while iterations is None or solver.iteration < iterations:
+                # iterate in chunks up to the next event: one numba call per chunk
+                it = solver.iteration
+                step = iterations - it if iterations is not None else check_every
+                if watching:
+                    step = min(step, check_every - it % check_every)
+                if ckpt is not None:
+                    step = min(step, checkpoint_every - it % checkpoint_every)
+                if slow:
+                    step = 1  # big trees: react to signals and update progress every iteration
+                solver.iterate(step)
                 if bar is not None:
-                    bar.set_postfix(exploitability=f"{expl:.3g}", rss=f"{_rss_mb():.0f}MB")
-                if target_exploitability is not None and expl <= target_exploitability:
+                    bar.update(step)
+                if sig.signal is not None:
+                    save()
+                    raise KeyboardInterrupt(f"signal {sig.signal}: checkpoint saved at iteration {solver.iteration}")
+                if ckpt is not None and solver.iteration % checkpoint_every == 0:
+                    save()
+                checked = False
+                if solver.iteration % check_every == 0 and watching:
+                    expl = solver.exploitability()
+                    checked = True
+                    history.append((solver.iteration, expl, time.perf_counter() - t0))
+                    if bar is not None:
+                        bar.set_postfix(exploitability=f"{expl:.3g}", rss=f"{rss_gb():.2f}GB")
+                if callback is not None:
+                    callback({"iteration": solver.iteration, "exploitability": expl if checked else None,
+                              "seconds": time.perf_counter() - t0, "rss_gb": rss_gb()})
+                if checked and target_exploitability is not None and expl <= target_exploitability:
                     break
-    finally:
-        if bar is not None:
-            bar.close()
-        if ckpt is not None:
-            save_checkpoint(solver, ckpt)
-    expl = solver.exploitability()
+        finally:
+            if bar is not None:
+                bar.close()
+            if sig.signal is None:
+                save()
     if not history or history[-1][0] != solver.iteration:
-        history.append((solver.iteration, expl))
+        expl = solver.exploitability()
+        history.append((solver.iteration, expl, time.perf_counter() - t0))
+    else:
+        expl = history[-1][1]
     return expl, history
 
 
@@ -244,19 +296,34 @@ def solver_is_slow(solver) -> bool:
     return sum(t.num_slots for t in trees) > 1_000_000
 
 
-def _rss_mb() -> float:
-    try:
-        with open("/proc/self/statm") as f:
-            import os
-
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-    except OSError:
-        return float("nan")
-
-
-def save_checkpoint(solver, path: Path) -> None:
+def save_checkpoint(solver, path: Path, meta: dict | None = None) -> None:
     """Atomic save: an interrupted write never replaces a good checkpoint."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, **solver.state_dict())
-    tmp.replace(path)
+    state = solver.state_dict()
+    for k, v in (meta or {}).items():
+        state[f"meta/{k}"] = np.array(v)
+    atomic_write(path, lambda p: np.savez(p, **state), suffix=".npz")
+
+
+def load_checkpoint(solver, path: str | Path, key: str | None = None) -> None:
+    """Load a checkpoint into ``solver``; every problem is a one-line ``ValueError`` naming the file
+    (missing, truncated, not a checkpoint, another spec, another algorithm, another tree shape)."""
+    import zipfile
+
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as d:
+            data = {k: d[k] for k in d.files}
+    except FileNotFoundError:
+        raise ValueError(f"checkpoint {path} does not exist") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as e:
+        raise ValueError(f"checkpoint {path} is unreadable ({type(e).__name__}): delete it or run with --fresh") from None
+    need = {"regrets", "ssum", "pred", "iteration", "algorithm", "shape"}
+    if not need <= set(data):
+        raise ValueError(f"checkpoint {path} is not a solver checkpoint (missing {', '.join(sorted(need - set(data)))})")
+    if key is not None and "meta/key" in data and str(data["meta/key"]) != key:
+        raise ValueError(f"checkpoint {path} belongs to another cell spec (hash {str(data['meta/key'])[:12]}, "
+                         f"this one {key[:12]}): options changed since it was written")
+    try:
+        solver.load_state_dict(data)
+    except (ValueError, KeyError) as e:
+        raise ValueError(f"checkpoint {path}: {e}") from None

@@ -24,37 +24,104 @@ import pandas as pd
 
 META_KEY = b"truco_lab"
 KEY_COLUMNS = ("vira_class", "score0", "score1", "dealer", "player", "hand", "history", "hidden")
+COLUMN_DOC = {
+    "vira": "representative vira card of the vira class (level names below are under this vira)",
+    "vira_class": "index of the vira class (viras inducing the same card-strength multiplicities)",
+    "score0": "player 0's score at the start of the hand", "score1": "player 1's score at the start of the hand",
+    "dealer": "the dealing player (the other one leads the first round)",
+    "player": "the player acting at this information set",
+    "hand": "the acting player's three cards as strength levels, strongest first (manilhas by name: Zap, Copas, "
+            "Espadilha, Ouros)",
+    "history": "public actions so far, 'player:action', comma-separated; a face-down card shows as 'hidden'",
+    "hidden": "the acting player's own face-down cards (part of their information set)",
+    "action": "the action, in notation (cards as the level's representative card)",
+    "probability": "probability of the action under the average (equilibrium) strategy",
+    "reach": "probability that the equilibrium reaches this information set (deal and both players' actions)",
+    "action_value": "expected payoff to the ACTING player after taking the action, given the information set is "
+                    "reached (units in the metadata: points per hand or match-win probability)",
+    "regret": "the solver's cumulative regret of the action (diagnostic)",
+}
 
 
-def _cat(values) -> pd.Categorical:
-    return pd.Categorical(values)
+def _cat(codes: np.ndarray, categories: np.ndarray) -> pd.Categorical:
+    """A categorical holding only the categories these rows use."""
+    used, inv = np.unique(codes, return_inverse=True)
+    return pd.Categorical.from_codes(inv.astype(np.int32), categories=pd.Index(categories[used].astype(str)))
+
+
+def _labelled(t):
+    if t.source is None:
+        raise ValueError("this tree has no source to label its rows: build it with a native builder")
+    return t.source.labels(t)
+
+
+def _frame(t, cols: dict, slot: np.ndarray, info: np.ndarray, avg, av, reach, regrets) -> pd.DataFrame:
+    data = {k: np.full(len(slot), v) for k, v in cols["constants"].items()}
+    data["player"] = cols["player"][info]
+    for k in ("hand", "history", "hidden"):
+        codes, cats = cols[k]
+        data[k] = _cat(codes[info], cats)
+    data["action"] = _cat(cols["action"][0][slot], cols["action"][1])
+    data["probability"] = avg[slot].astype(np.float32)
+    data["reach"] = reach[info].astype(np.float32)
+    data["action_value"] = av[slot].astype(np.float32)
+    data["regret"] = regrets[slot].astype(np.float32)
+    df = pd.DataFrame(data)
+    if "vira" in df:
+        df["vira"] = df["vira"].astype("category")
+    return df
 
 
 def subgame_frame(solver, include_forced: bool = False) -> pd.DataFrame:
     """The rows of one solved subgame (a :class:`solvers.vector.VectorSolver` on a labelled tree)."""
     t = solver.tree
-    if t.source is None:
-        raise ValueError("this tree has no source to label its rows: build it with a native builder")
+    cols = _labelled(t)
+    avg = solver.average_strategy()
+    av, reach = solver.slot_values(avg)
+    keep = np.flatnonzero(t.infoset_nact >= (1 if include_forced else 2))
+    slot = _slots_of(t.infoset_offset, t.infoset_nact, keep)
+    info = np.repeat(keep, t.infoset_nact[keep])
+    return _frame(t, cols, slot, info, avg, av, reach, solver.regrets)
+
+
+def write_table(solver, path: str | Path, metadata: dict, *, min_reach: float = 0.0, include_forced: bool = False,
+                rows_per_group: int = 1_000_000) -> tuple[Path, int, int]:
+    """Stream one solved subgame's table to Parquet, a row group at a time, so writing never holds
+    more than one group of rows. Information sets the profile reaches with probability below
+    ``min_reach`` are dropped. Returns (path, rows written, rows dropped)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from solvers.storage import atomic_write
+
+    t = solver.tree
+    cols = _labelled(t)
     avg = solver.average_strategy()
     av, reach = solver.slot_values(avg)
     nact = t.infoset_nact
-    keep = np.flatnonzero(nact >= (1 if include_forced else 2))
-    cols = t.source.labels(t)
-    slot = _slots_of(t.infoset_offset, nact, keep)
-    info = np.repeat(keep, nact[keep])
-    data = {k: np.full(len(slot), v) for k, v in cols["constants"].items()}
-    data["player"] = cols["player"][info]
-    for k in ("hand", "history", "hidden"):
-        data[k] = _cat(cols[k][info])
-    data["action"] = _cat(cols["action"][slot])
-    data["probability"] = avg[slot].astype(np.float32)
-    data["reach"] = reach[info].astype(np.float32)
-    data["action_value"] = av[slot].astype(np.float32)
-    data["regret"] = solver.regrets[slot].astype(np.float32)
-    df = pd.DataFrame(data)
-    if "vira" in df:
-        df["vira"] = df["vira"].astype("category")
-    return df
+    cand = nact >= (1 if include_forced else 2)
+    keep = np.flatnonzero(cand & (reach >= min_reach)) if min_reach > 0 else np.flatnonzero(cand)
+    dropped = int(nact[cand].sum() - nact[keep].sum())
+    rows = int(nact[keep].sum())
+    meta = dict(metadata, rows=rows, rows_dropped=dropped, min_reach=min_reach, columns=COLUMN_DOC)
+    bounds = np.searchsorted(np.cumsum(nact[keep].astype(np.int64)), np.arange(rows_per_group, rows, rows_per_group))
+    pieces = np.split(keep, bounds) if len(keep) else [keep]
+
+    def write(tmp: Path) -> None:
+        writer = None
+        for part in pieces:
+            slot = _slots_of(t.infoset_offset, nact, part)
+            info = np.repeat(part, nact[part])
+            table = pa.Table.from_pandas(_frame(t, cols, slot, info, avg, av, reach, solver.regrets),
+                                         preserve_index=False)
+            if writer is None:
+                schema = table.schema.with_metadata({META_KEY: json.dumps(meta, default=str).encode()})
+                writer = pq.ParquetWriter(tmp, schema, compression="zstd")
+            writer.write_table(table.cast(writer.schema))
+        writer.close()
+
+    atomic_write(path, write)
+    return Path(path), rows, dropped
 
 
 def _slots_of(offset: np.ndarray, nact: np.ndarray, keep: np.ndarray) -> np.ndarray:
@@ -77,16 +144,13 @@ class StrategyTable:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        from solvers.storage import atomic_write
+
         table = pa.Table.from_pandas(self.df, preserve_index=False)
         meta = dict(table.schema.metadata or {})
-        meta[META_KEY] = json.dumps(self.metadata, default=str).encode()
+        meta[META_KEY] = json.dumps(dict(self.metadata, columns=COLUMN_DOC), default=str).encode()
         table = table.replace_schema_metadata(meta)
-        tmp = path.with_name(path.name + ".tmp")
-        pq.write_table(table, tmp, compression="zstd")
-        tmp.replace(path)
-        return path
+        return atomic_write(path, lambda p: pq.write_table(table, p, compression="zstd"))
 
     @classmethod
     def load(cls, path: str | Path) -> StrategyTable:

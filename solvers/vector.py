@@ -152,6 +152,22 @@ def _opp_reach(actor, nlist, nlen, ninfo, ehand, W, reach, out):
             out[i0 + k] = acc
 
 
+@nb.njit(cache=True)
+def _best_actions(actor, nlist, nlen, ninfo, ioff, inact, echild, value, who, best):
+    """After a best-response pass: the argmax action of each of ``who``'s information sets."""
+    for n in range(actor.shape[0]):
+        if actor[n] != who:
+            continue
+        i0 = ninfo[n]
+        for k in range(nlen[n, who]):
+            o = ioff[i0 + k]
+            b = 0
+            for a in range(1, inact[i0 + k]):
+                if value[echild[o + a]] > value[echild[o + b]]:
+                    b = a
+            best[i0 + k] = b
+
+
 class VectorSolver(SolverState):
     """CFR-family solver state on a :class:`VectorTree` (same interface as :class:`solvers.cfr.CFRSolver`)."""
 
@@ -235,6 +251,36 @@ class VectorSolver(SolverState):
         """NashConv / 2 of ``strategy`` (default: the average profile), in the game's units."""
         b0, b1 = self.best_response_values(strategy)
         return (b0 + b1) / 2.0
+
+    def best_response_value(self, player: int, strategy: np.ndarray | None = None,
+                            utilities: np.ndarray | None = None) -> float:
+        """``player``'s best-response value against ``strategy``, optionally with other terminal
+        utilities per outcome (player 0's; player 1 receives their negation). The tree's
+        utilities are restored afterwards."""
+        s = self.average_strategy() if strategy is None else strategy
+        t = self.tree
+        saved = t.node_util.copy() if utilities is not None else None
+        try:
+            if utilities is not None:
+                t.set_payoff(utilities)
+            self._forward(s)
+            self._backward(s, MODE_BR, player)
+            return self._root_sum(player)
+        finally:
+            if saved is not None:
+                t.node_util[:] = saved
+
+    def best_response_actions(self, player: int, strategy: np.ndarray | None = None) -> np.ndarray:
+        """A pure best response: per information set of ``player``, the index of its best action
+        (-1 for the other player's sets), against ``strategy``'s other half."""
+        s = self.average_strategy() if strategy is None else strategy
+        t = self.tree
+        self._forward(s)
+        self._backward(s, MODE_BR, player)
+        best = np.full(t.num_infosets, -1, np.int32)
+        _best_actions(t.node_actor, t.node_list, t.node_len, t.node_infoset, t.infoset_offset, t.infoset_nact,
+                      t.entry_child, self._value, player, best)
+        return best
 
     def slot_values(self, strategy: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(expected payoff to the actor of each slot given its information set is reached,

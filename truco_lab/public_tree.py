@@ -487,13 +487,14 @@ def vira_class_at(rules: RuleSet, vira: int | ViraClass) -> ViraClass:
 
 def build_cell(rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, dealer: int = 1,
                vira: int | ViraClass = 0, prunes: int | dict = ALL_PRUNES, payoff: str = "points",
-               equity=None) -> VectorTree:
+               equity=None, utilities: np.ndarray | None = None) -> VectorTree:
     """The vector-form tree of one cell: ``vira`` is a class index or a :class:`ViraClass`.
 
     ``prunes`` is a bit mask (``ALL_PRUNES`` default, 0 = the full game) or a
     dict of :data:`PRUNE_NAMES` to bools (names not given stay on). Terminals
     record their outcome; ``payoff`` (``points``, or ``equity`` with an
-    :class:`truco_lab.lab.equity.EquityTable`) sets the utilities, and
+    :class:`truco_lab.lab.equity.EquityTable`, or explicit ``utilities`` per
+    outcome code) sets the utilities, and
     ``tree.set_payoff`` can change them later without rebuilding.
     """
     from truco_lab.payoff import objective_utilities
@@ -530,7 +531,9 @@ def build_cell(rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, deal
         source=Cell(rules, int(score0), int(score1), int(dealer), vc, int(prunes), payoff),
         meta={"hands": hands, "lvl_cards": lvl_cards, "card_level": card_level},
     )
-    tree.set_payoff(objective_utilities(rules, score0, score1, dealer, outcome_codes(tree), payoff, equity))
+    if utilities is None:
+        utilities = objective_utilities(rules, score0, score1, dealer, outcome_codes(tree), payoff, equity)
+    tree.set_payoff(utilities)
     return tree
 
 
@@ -568,17 +571,18 @@ def _token(code: int, names: list[str], card_level: np.ndarray) -> str:
     return action_str(code)
 
 
-def slot_action_strings(tree: VectorTree) -> np.ndarray:
-    """Notation string of every slot's action (cards as the level's representative card)."""
+def slot_action_strings(tree: VectorTree) -> tuple[np.ndarray, np.ndarray]:
+    """Notation of every slot's action (cards as the level's representative card), as
+    (codes per slot, category strings)."""
     from truco_lab.cards import action_str
 
-    codes = tree.entry_action
-    uniq, inv = np.unique(codes, return_inverse=True)
-    return np.array([action_str(int(c)) for c in uniq], dtype=object)[inv]
+    uniq, inv = np.unique(tree.entry_action, return_inverse=True)
+    return inv.astype(np.int32), np.array([action_str(int(c)) for c in uniq], dtype=object)
 
 
-def infoset_labels(tree: VectorTree) -> dict[str, np.ndarray]:
-    """Per information set: ``player``, ``hand``, ``history`` and ``hidden`` labels (object arrays)."""
+def infoset_labels(tree: VectorTree) -> dict:
+    """Per information set: ``player`` (int8) and ``hand``, ``history``, ``hidden`` as
+    (codes per information set, category strings), so no per-row strings are built."""
     cell: Cell = tree.source
     names = level_names(cell.rules, cell.vira_class)
     card_level = tree.meta["card_level"]
@@ -590,9 +594,13 @@ def infoset_labels(tree: VectorTree) -> dict[str, np.ndarray]:
     parent = tree.node_parent
     action = tree.node_action
     actor = tree.node_actor
+    tokens: dict[tuple[int, int], str] = {}
     for n in range(1, N):
         par = int(parent[n])
-        tok = f"{int(actor[par])}:{_token(int(action[n]), names, card_level)}"
+        key = (int(actor[par]), int(action[n]))
+        tok = tokens.get(key)
+        if tok is None:
+            tok = tokens[key] = f"{key[0]}:{_token(key[1], names, card_level)}"
         hist[n] = tok if not hist[par] else hist[par] + ", " + tok
     node = tree.infoset_node()
     player = actor[node].astype(np.int8)
@@ -621,12 +629,11 @@ def infoset_labels(tree: VectorTree) -> dict[str, np.ndarray]:
             parts.append(names[(code & 31) - 1])
             code >>= 5
         hid_names.append(" ".join(reversed(parts)))
-    hist_arr = np.array(hist, dtype=object)
     return {
         "player": player,
-        "hand": hand_names[tree.elem_hand[elem]],
-        "history": hist_arr[node],
-        "hidden": np.array(hid_names, dtype=object)[inv],
+        "hand": (tree.elem_hand[elem].astype(np.int32), hand_names),
+        "history": (node.astype(np.int32), np.array(hist, dtype=object)),
+        "hidden": (inv.astype(np.int32), np.array(hid_names, dtype=object)),
     }
 
 
@@ -758,8 +765,9 @@ def native_parts(game, prunes: int | dict = ALL_PRUNES) -> list[tuple[float, Vec
 def table_labels(tree: VectorTree) -> dict:
     """Everything a strategy table needs to label this tree's rows."""
     cell: Cell = tree.source
-    out = infoset_labels(tree)
-    out["action"] = slot_action_strings(tree)
+    if "_labels" not in tree.meta:  # cells sharing a tree (same structure) share its labels
+        tree.meta["_labels"] = dict(infoset_labels(tree), action=slot_action_strings(tree))
+    out = dict(tree.meta["_labels"])
     out["constants"] = {
         "vira": card_str(cell.vira_class.vira), "vira_class": np.int8(cell.vira_class.index),
         "score0": np.int8(cell.score0), "score1": np.int8(cell.score1), "dealer": np.int8(cell.dealer),

@@ -1,0 +1,339 @@
+"""A cell is a value: :class:`CellSpec` (what is solved) and :func:`run_cell` (spec -> result).
+
+A cell is one native subgame: rules, score, dealer, vira class, prunes, the
+payoff objective (with its utilities per outcome) and the algorithm. Its
+stable hash (:meth:`CellSpec.key`) names every artifact it produces
+(checkpoint, table, result), so a resume compares hashes instead of trusting
+file names, and a finished cell is simply reported again.
+
+:func:`run_cell` is the one function that runs a cell, for the CLI,
+``solve()``-style scripts, the match solver and every executor. It prints
+nothing and writes only the cell's own files (progress goes to a callback);
+summaries are the caller's, written by one writer.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from solvers.api import load_checkpoint, run
+from solvers.storage import peak_rss_gb, read_json, reset_peak_rss, stable_hash, write_json
+from solvers.vector import VectorSolver
+from truco_lab.payoff import PAYOFFS, continuation_utilities, points_utilities, units
+from truco_lab.public_tree import (
+    ALL_PRUNES,
+    CAP_RAISES,
+    build_cell,
+    check_cell_args,
+    rules_to_dict,
+    vira_class_at,
+)
+from truco_lab.rules import RuleSet
+
+
+class CellError(ValueError):
+    """A cell cannot run as asked (bad spec, unusable file, mismatched resume): one line, names the culprit."""
+
+
+@dataclass(frozen=True)
+class CellSpec:
+    """What one cell solves. Frozen and picklable; :meth:`key` is its stable hash."""
+
+    rules: RuleSet
+    score0: int
+    score1: int
+    dealer: int
+    vira_class: int
+    prunes: int = ALL_PRUNES
+    payoff: str = "points"
+    utilities: tuple[float, ...] = ()  # player 0's utility per outcome code (the objective, made explicit)
+    algorithm: str = "dcfr"
+
+    @classmethod
+    def make(cls, rules: RuleSet, score0: int, score1: int, dealer: int, vira_class: int, *,
+             prunes: int = ALL_PRUNES, payoff: str = "points", equity=None, algorithm: str = "dcfr") -> CellSpec:
+        """Validate and fix the utilities: ``points`` from the rules, ``equity`` from an equity table."""
+        from solvers.cfr import ALGORITHMS
+
+        check_cell_args(rules, score0, score1, dealer)
+        vira_class_at(rules, vira_class)
+        if payoff not in PAYOFFS:
+            raise CellError(f"payoff must be one of {', '.join(PAYOFFS)}, got {payoff!r}")
+        if algorithm not in ALGORITHMS:
+            raise CellError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+        codes = candidate_codes(rules)
+        if payoff == "points":
+            u = points_utilities(rules, score0, score1, codes)
+        else:
+            if equity is None:
+                raise CellError("payoff 'equity' needs an equity table (--equity FILE)")
+            try:
+                u = continuation_utilities(rules, score0, score1, dealer, codes, equity.value)
+            except KeyError as e:
+                raise CellError(f"cell {score0}x{score1} dealer {dealer}: {e.args[0]}") from None
+        return cls(rules, int(score0), int(score1), int(dealer), int(vira_class), int(prunes), payoff,
+                   tuple(float(x) for x in u), algorithm)
+
+    def describe(self) -> dict:
+        return {"rules": rules_to_dict(self.rules), "score": [self.score0, self.score1], "dealer": self.dealer,
+                "vira_class": self.vira_class, "prunes": self.prunes, "payoff": self.payoff,
+                "utilities": list(self.utilities), "algorithm": self.algorithm}
+
+    def key(self) -> str:
+        """Stable hash of everything that determines the solution."""
+        return stable_hash(self.describe())
+
+    def structure_key(self) -> str:
+        """Cells with equal structure keys build identical trees (only payoffs differ), so one
+        built tree and a neighbour's regrets serve them all."""
+        t = self.rules.target
+        on11 = (self.score0 == t - 1, self.score1 == t - 1) if self.rules.mao_de_onze else (False, False)
+        # raises are capped by the lower score (cap_raises) unless someone is on 11 (no raises at all)
+        low = min(self.score0, self.score1) if (self.prunes & CAP_RAISES) and not any(on11) else -1
+        return stable_hash({"rules": rules_to_dict(self.rules), "dealer": self.dealer, "vira_class": self.vira_class,
+                            "prunes": self.prunes, "on11": on11, "low": low})
+
+    @property
+    def name(self) -> str:
+        return f"s{self.score0}-{self.score1}_d{self.dealer}_v{self.vira_class}"
+
+    @property
+    def cell_name(self) -> str:
+        """The score cell (all vira classes) this subgame belongs to."""
+        return f"s{self.score0}-{self.score1}_d{self.dealer}"
+
+    def with_utilities(self, payoff: str, utilities: np.ndarray) -> CellSpec:
+        return replace(self, payoff=payoff, utilities=tuple(float(x) for x in utilities))
+
+    def build(self):
+        """The cell's tree with this spec's utilities."""
+        return build_cell(self.rules, self.score0, self.score1, self.dealer, self.vira_class, self.prunes,
+                          payoff=self.payoff, utilities=np.array(self.utilities))
+
+    def adopt(self, tree) -> None:
+        """Point a tree of the same structure at this cell: its utilities and labels."""
+        tree.set_payoff(np.array(self.utilities))
+        tree.source = replace(tree.source, score0=self.score0, score1=self.score1, payoff=self.payoff)
+
+
+def candidate_codes(rules: RuleSet) -> list[int]:
+    """Every outcome code a hand under ``rules`` can end with (winner x points the hand can pay)."""
+    from truco_lab.payoff import outcome_code
+
+    pts = set(rules.ladder) | {rules.eleven_value, rules.eleven_fold_points, rules.eleven_eleven_value}
+    return sorted(int(outcome_code(w, p)) for w in (0, 1) for p in pts)
+
+
+@dataclass(frozen=True)
+class Stop:
+    """When a cell is done: ``iterations`` exactly, or ``target`` exploitability (checked every
+    ``check_every`` iterations) within ``max_iterations``."""
+
+    iterations: int | None = None
+    target: float | None = None
+    max_iterations: int = 100_000
+    check_every: int = 5
+    checkpoint_every: int = 50
+
+    def __post_init__(self) -> None:
+        if self.iterations is None and self.target is None:
+            raise CellError("give iterations or a target exploitability")
+
+    def met(self, iterations: int, exploitability: float) -> bool:
+        if self.target is not None:
+            return exploitability <= self.target
+        return iterations >= (self.iterations or 0)
+
+
+@dataclass(frozen=True)
+class CellJob:
+    """A spec plus how to run it: stop rule, where its files go, table options, a warm start,
+    and (for the match certificate) the best-response continuation utilities."""
+
+    spec: CellSpec
+    stop: Stop
+    workdir: str | None = None  # the cell's own folder (checkpoint, table, result), or None: nothing written
+    table: bool = True
+    table_min_reach: float = 0.0
+    resume: bool = True  # continue from this spec's checkpoint if present
+    warm_from: str | None = None  # checkpoint of a solved neighbour with the same structure key
+    br_utilities: tuple[tuple[float, ...], tuple[float, ...]] | None = None
+
+    @property
+    def key(self) -> str:
+        return self.spec.key()
+
+    def path(self, kind: str) -> Path | None:
+        """The cell's file of ``kind`` (checkpoint, table, result), named by its hash."""
+        if self.workdir is None:
+            return None
+        ext = {"checkpoint": "npz", "table": "parquet", "result": "json"}[kind]
+        sub = {"checkpoint": "checkpoints", "table": "", "result": "results"}[kind]
+        d = Path(self.workdir) / sub if sub else Path(self.workdir)
+        return d / f"{self.spec.name}.{self.key[:12]}.{ext}"
+
+
+@dataclass
+class CellResult:
+    """What running a cell produced (JSON-able through :meth:`to_dict`)."""
+
+    key: str
+    name: str
+    score: list
+    dealer: int
+    vira_class: int
+    vira_weight: float
+    payoff: str
+    units: str
+    algorithm: str
+    game_value: float
+    exploitability: float
+    iterations: int
+    target: float | None
+    target_met: bool
+    seconds: float
+    seconds_per_iteration: float | None
+    build_seconds: float
+    nodes: int
+    infosets: int
+    entries: int
+    bytes_per_entry_state: float
+    bytes_per_entry_total: float
+    peak_memory_gb: float
+    history: list = field(default_factory=list)  # [iteration, exploitability, seconds]
+    warm_start: str | None = None
+    warm_iterations: int = 0
+    br_values: list | None = None  # [player 0's, player 1's] best-response values with BR continuations
+    br_key: str | None = None  # hash of the BR continuation utilities those values used
+    table: str | None = None
+    rows: int | None = None
+    rows_dropped: int | None = None
+    reused: bool = False  # reported from an earlier run (same hash), not solved again
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> CellResult:
+        names = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+ProgressFn = Callable[[dict], None]
+
+
+class TreeCache:
+    """Built trees and solved states kept in a worker between cells with the same structure key."""
+
+    def __init__(self, max_gb: float = 6.0) -> None:
+        self.max_gb = max_gb
+        self.trees: dict[str, object] = {}
+
+    def get(self, spec: CellSpec):
+        k = spec.structure_key()
+        tree = self.trees.pop(k, None)
+        if tree is None:
+            return None
+        self.trees[k] = tree  # most recent last
+        return tree
+
+    def put(self, spec: CellSpec, tree) -> None:
+        self.trees[spec.structure_key()] = tree
+        while len(self.trees) > 1 and sum(t.nbytes() for t in self.trees.values()) / 2**30 > self.max_gb:
+            self.trees.pop(next(iter(self.trees)))
+
+
+def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache | None = None) -> CellResult:
+    """Build (or reuse), solve, certify and (with a workdir) write one cell. Prints nothing."""
+    spec = job.spec
+    res_path = job.path("result")
+    if res_path is not None and res_path.exists():
+        old = CellResult.from_dict(read_json(res_path, "cell result"))
+        if old.key == job.key and job.stop.met(old.iterations, old.exploitability) and (
+                old.table is None or not job.table or Path(old.table).exists()) and (
+                job.br_utilities is None or old.br_key == stable_hash(job.br_utilities)):
+            old.reused = True
+            return old
+    reset_peak_rss()
+    vc = vira_class_at(spec.rules, spec.vira_class)
+    t0 = time.perf_counter()
+    tree = cache.get(spec) if cache is not None else None
+    if tree is None:
+        tree = spec.build()
+        if cache is not None:
+            cache.put(spec, tree)
+    else:
+        spec.adopt(tree)
+    build_s = time.perf_counter() - t0
+    solver = VectorSolver(tree, spec.algorithm)
+    ckpt = job.path("checkpoint")
+    resume = job.resume and ckpt is not None and ckpt.exists()
+    warm_it = 0
+    if resume:
+        _load(solver, ckpt, job.key)
+    elif job.warm_from:
+        _load(solver, Path(job.warm_from), None)
+        warm_it = solver.iteration
+    start_it = solver.iteration
+    stop = job.stop
+    cap = stop.iterations if stop.target is None else stop.max_iterations + warm_it
+    t1 = time.perf_counter()
+    expl, history = run(solver, cap, stop.target, check_every=stop.check_every, checkpoint=ckpt,
+                        checkpoint_every=stop.checkpoint_every, resume=False, progress=progress,
+                        checkpoint_meta={"key": job.key})
+    solve_s = time.perf_counter() - t1
+    done = solver.iteration - start_it
+    value = solver.game_value()
+    state_bytes = solver.regrets.nbytes + solver.ssum.nbytes + (solver.pred.nbytes if solver.pred.size > 1 else 0)
+    result = CellResult(
+        key=job.key, name=spec.name, score=[spec.score0, spec.score1], dealer=spec.dealer,
+        vira_class=spec.vira_class, vira_weight=vc.weight, payoff=spec.payoff, units=units(spec.payoff),
+        algorithm=spec.algorithm, game_value=value, exploitability=expl, iterations=solver.iteration - warm_it,
+        target=stop.target, target_met=stop.met(solver.iteration - warm_it, expl) if stop.target is not None else True,
+        seconds=solve_s + build_s, seconds_per_iteration=solve_s / done if done else None, build_seconds=build_s,
+        nodes=tree.num_nodes, infosets=tree.num_infosets, entries=tree.num_slots,
+        bytes_per_entry_state=state_bytes / max(tree.num_slots, 1),
+        bytes_per_entry_total=(solver.nbytes() + tree.nbytes()) / max(tree.num_slots, 1),
+        peak_memory_gb=0.0, history=[[int(i), float(e), float(s)] for i, e, s in history],
+        warm_start=Path(job.warm_from).name if job.warm_from and not resume else None, warm_iterations=warm_it,
+    )
+    if job.br_utilities is not None:
+        avg = solver.average_strategy()
+        b0 = solver.best_response_value(0, avg, np.array(job.br_utilities[0]))
+        b1 = solver.best_response_value(1, avg, np.array(job.br_utilities[1]))
+        tree.set_payoff(np.array(spec.utilities))
+        result.br_values = [b0, b1]
+        result.br_key = stable_hash(job.br_utilities)
+    if job.table and job.workdir is not None:
+        from solvers.tables import write_table
+
+        meta = dict(tree.source.metadata(), algorithm=spec.algorithm, iterations=result.iterations,
+                    exploitability=expl, game_value=value, key=job.key, version=_version())
+        path, rows, dropped = write_table(solver, job.path("table"), meta, min_reach=job.table_min_reach)
+        result.table, result.rows, result.rows_dropped = str(path), rows, dropped
+    result.peak_memory_gb = peak_rss_gb()
+    if res_path is not None:
+        write_json(res_path, result.to_dict())
+    return result
+
+
+def _load(solver: VectorSolver, path: Path, key: str | None) -> None:
+    try:
+        load_checkpoint(solver, path, key)
+    except ValueError as e:
+        raise CellError(str(e)) from None
+
+
+def _version() -> str:
+    from truco_lab import __version__
+
+    return __version__
+
+
+def units_of(payoff: str) -> str:
+    return units(payoff)

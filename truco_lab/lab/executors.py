@@ -1,0 +1,169 @@
+"""Executors run cell jobs: in this process, in a local process pool, or on a Ray cluster.
+
+Every executor calls the same :func:`truco_lab.lab.cell.run_cell`; results come
+back to the driver (which alone writes summaries) and, with a workdir, each job
+also leaves its own files (checkpoint, table, result) named by its spec hash,
+so a crashed worker loses at most one checkpoint interval and a re-run reuses
+finished jobs. Results are identical whichever executor runs them: warm starts
+come from the plan (a named neighbour checkpoint), never from scheduling.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import queue
+from collections.abc import Callable
+
+from truco_lab.lab.cell import CellError, CellJob, CellResult, TreeCache, run_cell
+
+OnResult = Callable[[CellJob, CellResult], None]
+EXECUTORS = ("local", "ray")
+
+
+class InlineExecutor:
+    """Runs jobs one after another in this process (tests, one worker)."""
+
+    def __init__(self, cache_gb: float = 6.0) -> None:
+        self.cache = TreeCache(cache_gb)
+
+    def map(self, jobs: list[CellJob], on_result: OnResult) -> None:
+        for job in jobs:
+            on_result(job, run_cell(job, cache=self.cache))
+
+    def close(self) -> None:
+        self.cache.trees.clear()
+
+
+def _worker(inbox, outbox, cache_gb: float) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides; SIGTERM still saves (run() defers it)
+    cache = TreeCache(cache_gb)
+    while True:
+        item = inbox.get()
+        if item is None:
+            return
+        idx, job = item
+        try:
+            outbox.put((idx, "ok", run_cell(job, cache=cache).to_dict()))
+        except KeyboardInterrupt:
+            outbox.put((idx, "interrupted", f"{job.spec.name} stopped; checkpoint saved"))
+            return
+        except Exception as e:  # noqa: BLE001 - reported to the driver as one line
+            outbox.put((idx, "error", f"{job.spec.name}: {type(e).__name__}: {e}"))
+
+
+class LocalExecutor:
+    """A pool of worker processes (default 2). Jobs with the same structure key go to the same
+    worker, which keeps the built tree (and its labels) between them."""
+
+    def __init__(self, workers: int = 2, cache_gb: float | None = None) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be >= 1, got {workers}")
+        ctx = mp.get_context("spawn")
+        self.workers = workers
+        gb = cache_gb if cache_gb is not None else max(1.0, 16.0 / workers)
+        self.outbox = ctx.Queue()
+        self.inboxes = [ctx.Queue() for _ in range(workers)]
+        self.procs = [ctx.Process(target=_worker, args=(q, self.outbox, gb), daemon=True) for q in self.inboxes]
+        for p in self.procs:
+            p.start()
+        self.affinity: dict[str, int] = {}
+        self.load = [0] * workers
+
+    def _assign(self, job: CellJob) -> int:
+        k = job.spec.structure_key()
+        if k not in self.affinity:
+            self.affinity[k] = min(range(self.workers), key=lambda w: self.load[w])
+        w = self.affinity[k]
+        self.load[w] += 1
+        return w
+
+    def map(self, jobs: list[CellJob], on_result: OnResult) -> None:
+        self.load = [0] * self.workers
+        for i, job in enumerate(jobs):
+            self.inboxes[self._assign(job)].put((i, job))
+        left = len(jobs)
+        while left:
+            try:
+                idx, status, payload = self.outbox.get(timeout=5.0)
+            except queue.Empty:
+                dead = [p for p in self.procs if not p.is_alive()]
+                if dead:
+                    raise CellError(f"a worker process died (exit code {dead[0].exitcode}; out of memory?); "
+                                    "finished jobs are kept: run again with --resume") from None
+                continue
+            if status != "ok":
+                raise CellError(payload)
+            left -= 1
+            on_result(jobs[idx], CellResult.from_dict(payload))
+
+    def close(self) -> None:
+        for q in self.inboxes:
+            q.put(None)
+        for p in self.procs:
+            p.join(timeout=30)
+            if p.is_alive():
+                p.terminate()
+
+
+def _ray_run(job: CellJob) -> dict:
+    return run_cell(job).to_dict()
+
+
+class RayExecutor:
+    """One Ray task per (cell, vira class), declaring its memory so Ray packs tasks by memory.
+
+    ``address`` ``None`` starts a local Ray with ``workers`` CPUs; otherwise it joins a
+    cluster (``ray start --head`` on one machine, ``ray start --address ...`` on the
+    others). ``--out`` must then be a path every node sees (a shared file system).
+    """
+
+    def __init__(self, address: str | None = None, workers: int = 2, memory_gb: Callable[[CellJob], float] | None = None
+                 ) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise CellError("--executor ray needs Ray: pip install 'truco-lab[ray]'") from None
+        self.ray = ray
+        if not ray.is_initialized():
+            if address:
+                ray.init(address=address, log_to_driver=False)
+            else:
+                ray.init(num_cpus=workers, log_to_driver=False, include_dashboard=False)
+        self.remote = ray.remote(num_cpus=1)(_ray_run)
+        self.memory_gb = memory_gb or (lambda job: 1.0)
+
+    def map(self, jobs: list[CellJob], on_result: OnResult) -> None:
+        ray = self.ray
+        pending = {}
+        for job in jobs:
+            mem = int(self.memory_gb(job) * 2**30)
+            ref = self.remote.options(memory=mem, max_retries=2).remote(job)
+            pending[ref] = job
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                job = pending.pop(ref)
+                try:
+                    res = ray.get(ref)
+                except Exception as e:  # noqa: BLE001
+                    raise CellError(f"{job.spec.name}: Ray task failed: {str(e).splitlines()[0]}") from None
+                on_result(job, CellResult.from_dict(res))
+
+    def close(self) -> None:
+        pass
+
+
+def make_executor(kind: str, workers: int = 2, address: str | None = None, memory_gb=None):
+    """``local`` (a process pool; 1 worker runs inline) or ``ray``."""
+    if kind == "local":
+        return InlineExecutor() if workers == 1 else LocalExecutor(workers)
+    if kind == "ray":
+        return RayExecutor(address, workers, memory_gb)
+    raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {kind!r}")
+
+
+def cpu_count() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

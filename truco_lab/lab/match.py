@@ -1,0 +1,312 @@
+"""The match solver: backward induction over score cells, in match equity, with a match certificate.
+
+A cell ``(a, b, d)`` is the hand played at scores ``a`` (player 0) and ``b``
+(player 1) with player ``d`` dealing. Every hand pays at least one point, so
+a cell's successors have a larger score sum and cells are solved by
+decreasing ``a + b``. Each cell is solved with ``payoff="equity"``: its
+terminals pay player 0's match-win probability at the successor cell.
+
+Seat symmetry ``equity(a, b, d) = 1 - equity(b, a, 1 - d)`` halves the work:
+only *canonical* cells (``a < b``, or ``a == b`` with dealer 1, the match's
+first dealer) are solved; the mirror's strategy is the same strategy with the
+seats swapped.
+
+The certificate is the whole match strategy's: with every cell's average
+strategy fixed, player ``p``'s best response in the match is computed by
+backward induction too, each cell's best response paying the *best-response*
+continuation values ``V_p`` of its successors (not the equilibrium ones). The
+match exploitability at a cell is ``(V_0 + V_1 - 1) / 2`` in win probability.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from solvers.storage import stable_hash
+from truco_lab.lab.cell import CellJob, CellResult, CellSpec, Stop, candidate_codes
+from truco_lab.lab.equity import EquityTable
+from truco_lab.payoff import continuation_utilities, successor
+from truco_lab.public_tree import ALL_PRUNES, CAP_RAISES, rules_to_dict, vira_classes
+from truco_lab.rules import RuleSet
+
+Cell = tuple[int, int, int]  # (score0, score1, dealer)
+
+
+def canonical(cell: Cell) -> tuple[Cell, bool]:
+    """(the canonical cell, whether ``cell`` is its mirror)."""
+    a, b, d = cell
+    if a < b or (a == b and d == 1):
+        return cell, False
+    return (b, a, 1 - d), True
+
+
+def successors(rules: RuleSet, cell: Cell) -> set[Cell]:
+    """Live cells a hand at ``cell`` can lead to."""
+    a, b, d = cell
+    out = set()
+    for code in candidate_codes(rules):
+        s0, s1, nd = successor(rules, a, b, d, code)
+        if s0 < rules.target and s1 < rules.target:
+            out.add((s0, s1, nd))
+    return out
+
+
+def select_cells(rules: RuleSet, which: str | list[tuple[int, int]]) -> list[Cell]:
+    """Canonical cells to solve, successors included: ``all``, ``eleven`` (a player on target-1)
+    or a list of score pairs (both dealers)."""
+    t = rules.target
+    if which == "all":
+        start = [(a, b, d) for a in range(t) for b in range(t) for d in (0, 1)]
+    elif which == "eleven":
+        start = [(a, b, d) for a in range(t) for b in range(t) for d in (0, 1) if t - 1 in (a, b)]
+    else:
+        start = []
+        for a, b in which:
+            if not (0 <= a < t and 0 <= b < t):
+                raise ValueError(f"cell {a},{b}: scores must be in 0..{t - 1}")
+            start += [(a, b, 0), (a, b, 1)]
+    need: set[Cell] = set()
+    todo = [canonical(c)[0] for c in start]
+    while todo:
+        c = todo.pop()
+        if c in need:
+            continue
+        need.add(c)
+        todo.extend(canonical(s)[0] for s in successors(rules, c))
+    return order(need)
+
+
+def order(cells) -> list[Cell]:
+    """Backward-induction order: decreasing score sum (every successor comes first)."""
+    return sorted(cells, key=lambda c: (-(c[0] + c[1]), c[0], c[1], c[2]))
+
+
+def levels(cells: list[Cell]) -> list[list[Cell]]:
+    """Cells grouped by score sum, in solving order; cells of one level are independent."""
+    out: list[list[Cell]] = []
+    for c in order(cells):
+        if out and out[-1][0][0] + out[-1][0][1] == c[0] + c[1]:
+            out[-1].append(c)
+        else:
+            out.append([c])
+    return out
+
+
+def live_ladder(rules: RuleSet, cell: Cell, prunes: int = ALL_PRUNES) -> tuple[int, ...]:
+    """The stakes a hand at ``cell`` can reach (raises capped once the stake already decides the match)."""
+    a, b, _ = cell
+    t = rules.target
+    if rules.mao_de_onze and t - 1 in (a, b):
+        return (rules.eleven_eleven_value,) if a == b else (rules.eleven_value,)
+    low = min(a, b)
+    out = [rules.ladder[0]]
+    for nxt in rules.ladder[1:]:
+        if (prunes & CAP_RAISES) and low + out[-1] >= t:
+            break
+        out.append(nxt)
+    return tuple(out)
+
+
+# ---- cost model for --plan ----------------------------------------------
+# Per vira class of the full deck, by live ladder: measured on this machine (2 cores, 24 GB) for the
+# first three tiers (benchmarks/solvers.py); the deeper tiers are projected from the public solver's
+# information-set counts at the measured bytes and seconds per entry.
+TIERS = {
+    # ladder: (entries, s/iteration, peak GB, iterations to 1e-3 win probability, measured?)
+    1: (5.38e6, 0.20, 1.6, 15, True),
+    2: (44.8e6, 1.7, 3.1, 120, True),
+    3: (157e6, 8.5, 9.9, 150, True),
+    4: (416e6, 22.5, 22.0, 180, False),
+    5: (1.0e9, 55.0, 55.0, 200, False),
+}
+
+
+@dataclass
+class PlanRow:
+    cell: Cell
+    ladder: tuple[int, ...]
+    classes: int
+    peak_gb: float
+    hours: float  # CPU-hours, all vira classes
+
+
+def plan(rules: RuleSet, cells: list[Cell], prunes: int = ALL_PRUNES, target: float = 1e-3) -> list[PlanRow]:
+    """Predicted cost of each cell: live ladder, peak memory of one (cell, vira class) task, CPU-hours."""
+    nclass = len(vira_classes(rules))
+    full = len(rules.deck) == 40
+    out = []
+    for c in cells:
+        lad = live_ladder(rules, c, prunes)
+        tier = len(lad) if len(lad) > 1 or lad[0] == 1 else 1
+        entries, spi, peak, iters, _ = TIERS[min(tier, 5)]
+        if not full:  # small decks: scale by the deck's hand count (cheap and rough)
+            scale = (len(rules.deck) / 40) ** 6
+            entries, spi, peak = entries * scale, spi * scale, 0.3 + peak * scale
+        its = iters * (1e-3 / target) ** (1 / 1.8)
+        out.append(PlanRow(c, lad, nclass, peak, nclass * its * spi * 1.3 / 3600))
+    return out
+
+
+# ---- the driver ---------------------------------------------------------
+@dataclass(frozen=True)
+class MatchConfig:
+    """What a match run solves and how; :meth:`key` names the run folder's owner."""
+
+    rules: RuleSet
+    prunes: int = ALL_PRUNES
+    algorithm: str = "dcfr"
+    target: float = 1e-3
+    max_iterations: int = 5000
+    check_every: int = 5
+    checkpoint_every: int = 50
+    table: bool = True
+    table_min_reach: float = 0.0
+    warm_start: bool = True
+
+    def key(self) -> str:
+        return stable_hash({"kind": "match", "rules": rules_to_dict(self.rules), "prunes": self.prunes,
+                            "algorithm": self.algorithm})
+
+    def stop(self) -> Stop:
+        return Stop(target=self.target, max_iterations=self.max_iterations, check_every=self.check_every,
+                    checkpoint_every=self.checkpoint_every)
+
+
+@dataclass
+class MatchState:
+    """Equity and best-response tables as they fill up."""
+
+    target: int
+    equity: EquityTable = None  # type: ignore[assignment]
+    v0: np.ndarray = None  # type: ignore[assignment]  # player 0's BR win probability [d, a, b]
+    v1: np.ndarray = None  # type: ignore[assignment]
+    cells: dict = field(default_factory=dict)  # canonical cell -> summary dict
+
+    def __post_init__(self) -> None:
+        self.equity = EquityTable(self.target)
+        self.v0 = np.full((2, self.target, self.target), np.nan)
+        self.v1 = np.full((2, self.target, self.target), np.nan)
+
+    def set_br(self, cell: Cell, b0: float, b1: float) -> None:
+        a, b, d = cell
+        self.v0[d, a, b], self.v1[d, a, b] = b0, b1
+        self.v0[1 - d, b, a], self.v1[1 - d, b, a] = b1, b0  # the mirror: seats swapped
+
+    def br_value(self, player: int, a: int, b: int, d: int) -> float:
+        v = (self.v0 if player == 0 else self.v1)[d, a, b]
+        if np.isnan(v):
+            raise KeyError(f"best-response value of cell {a}x{b} dealer {d} is not known")
+        return float(v)
+
+    def match_exploitability(self, cell: Cell) -> float:
+        a, b, d = cell
+        return float((self.v0[d, a, b] + self.v1[d, a, b] - 1.0) / 2.0)
+
+
+def cell_jobs(cfg: MatchConfig, state: MatchState, cell: Cell, out: Path | None,
+              last_by_structure: dict[str, CellJob]) -> list[CellJob]:
+    """The (cell, vira class) jobs of one canonical cell, given every successor's values."""
+    rules = cfg.rules
+    a, b, d = cell
+    codes = candidate_codes(rules)
+    br0 = continuation_utilities(rules, a, b, d, codes, lambda x, y, z: state.br_value(0, x, y, z), 1.0, 0.0)
+    br1 = continuation_utilities(rules, a, b, d, codes, lambda x, y, z: -state.br_value(1, x, y, z), 0.0, -1.0)
+    jobs = []
+    for vc in vira_classes(rules):
+        spec = CellSpec.make(rules, a, b, d, vc.index, prunes=cfg.prunes, payoff="equity", equity=state.equity,
+                             algorithm=cfg.algorithm)
+        workdir = str(out / "cells" / spec.cell_name) if out is not None else None
+        prev = last_by_structure.get(spec.structure_key()) if cfg.warm_start else None
+        warm = str(prev.path("checkpoint")) if prev is not None and prev.workdir is not None else None
+        job = CellJob(spec, cfg.stop(), workdir=workdir, table=cfg.table, table_min_reach=cfg.table_min_reach,
+                      warm_from=warm, br_utilities=(tuple(br0), tuple(br1)))
+        last_by_structure[spec.structure_key()] = job
+        jobs.append(job)
+    return jobs
+
+
+def combine_cell(cell: Cell, results: list[CellResult]) -> dict:
+    """One score cell from its vira classes (weighted by class probability)."""
+    w = np.array([r.vira_weight for r in results])
+    w = w / w.sum()
+
+    def wsum(xs):
+        return float(np.dot(w, xs))
+
+    secs = [r.seconds_per_iteration for r in results if r.seconds_per_iteration]
+    return {
+        "score0": cell[0], "score1": cell[1], "dealer": cell[2],
+        "equity": wsum([r.game_value for r in results]),
+        "exploitability": wsum([r.exploitability for r in results]),
+        "br0": wsum([r.br_values[0] for r in results]), "br1": wsum([r.br_values[1] for r in results]),
+        "iterations": int(max(r.iterations for r in results)),
+        "warm_iterations": int(max(r.warm_iterations for r in results)),
+        "seconds": float(sum(r.seconds for r in results)),
+        "seconds_per_iteration": float(np.mean(secs)) if secs else None,
+        "peak_memory_gb": float(max(r.peak_memory_gb for r in results)),
+        "target_met": all(r.target_met for r in results),
+        "classes": [{k: v for k, v in r.to_dict().items() if k != "history"} | {"history": r.history}
+                    for r in results],
+    }
+
+
+def solve_match(cfg: MatchConfig, cells: list[Cell], executor, out: Path | None = None,
+                on_cell: Callable[[Cell, dict, MatchState], None] | None = None,
+                on_job: Callable[[CellJob, CellResult], None] | None = None) -> MatchState:
+    """Solve ``cells`` (canonical, successors included) level by level on ``executor``."""
+    state = MatchState(cfg.rules.target)
+    last_by_structure: dict[str, CellJob] = {}
+    for level in levels(cells):
+        jobs: list[CellJob] = []
+        owner: dict[str, Cell] = {}
+        for cell in level:
+            for job in cell_jobs(cfg, state, cell, out, last_by_structure):
+                jobs.append(job)
+                owner[job.key] = cell
+        done: dict[Cell, list[CellResult]] = {c: [] for c in level}
+
+        def collect(job: CellJob, res: CellResult) -> None:
+            done[owner[job.key]].append(res)
+            if on_job is not None:
+                on_job(job, res)
+
+        executor.map(jobs, collect)
+        for cell in level:
+            rs = sorted(done[cell], key=lambda r: r.vira_class)
+            summ = combine_cell(cell, rs)
+            a, b, d = cell
+            state.equity.set(a, b, d, summ["equity"], exploitability=summ["exploitability"],
+                             iterations=summ["iterations"], seconds=summ["seconds"],
+                             peak_memory_gb=summ["peak_memory_gb"])
+            state.set_br(cell, summ["br0"], summ["br1"])
+            summ["match_exploitability"] = state.match_exploitability(cell)
+            state.cells[cell] = summ
+            if on_cell is not None:
+                on_cell(cell, summ, state)
+    return state
+
+
+def worst_path_bound(rules: RuleSet, state: MatchState, cell: Cell) -> float:
+    """Sum of per-cell NashConvs along the worst path from ``cell``: an upper bound on the
+    match exploitability there (each cell adds at most its own best-response gains)."""
+    memo: dict[Cell, float] = {}
+
+    def go(c: Cell) -> float:
+        can, _ = canonical(c)
+        if can in memo:
+            return memo[can]
+        here = 2.0 * state.cells[can]["exploitability"]
+        nxt = [go(s) for s in successors(rules, can)]
+        memo[can] = here + (max(nxt) if nxt else 0.0)
+        return memo[can]
+
+    return go(cell)
+
+
+def timing_note(t0: float) -> str:
+    return f"{time.perf_counter() - t0:.0f} s"
