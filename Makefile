@@ -22,9 +22,9 @@ test: setup
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
-# The default main job: 11x11, every vira class, both dealers, to exploitability <= 1e-3 (resumable).
+# The default main job: the eleven row in match equity, both dealers, to exploitability <= 1e-3 (resumable).
 solve: setup
-	$(BIN)/python experiments/eleven_eleven.py --out results/11x11
+	$(BIN)/python experiments/eleven_row.py --out results/eleven
 
 bench: setup
 	$(BIN)/python benchmarks/engine.py

@@ -89,51 +89,174 @@ def _positive_float(text: str) -> float:
     return v
 
 
-def cmd_solve(args: argparse.Namespace) -> int:
+def _err(prog: str, msg: str, code: int = 2) -> int:
+    print(f"{prog}: error: {msg}", file=sys.stderr)
+    return code
+
+
+def _rules(args: argparse.Namespace):
     from truco_lab.games import rules_from_params
-    from truco_lab.jobs import parse_viras, solve_cells
-    from truco_lab.public_tree import ALL_PRUNES
+
+    return rules_from_params({"ranks": args.ranks, "suits": args.suits, "max_stake": args.max_stake})
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from solvers.storage import stable_hash, write_json
+    from truco_lab.lab.cell import CellError, CellJob, CellSpec, Stop, run_cell
+    from truco_lab.lab.runs import Progress, RunError, claim
+    from truco_lab.public_tree import ALL_PRUNES, rules_to_dict, vira_class_of, vira_classes
 
     prog = "truco-lab solve"
     try:
-        rules = rules_from_params({"ranks": args.ranks, "suits": args.suits, "max_stake": args.max_stake})
+        rules = _rules(args)
     except ValueError as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
-        return 2
+        return _err(prog, str(e))
+    if args.vira == "all":
+        viras = [(vc, vc.name) for vc in vira_classes(rules)]
+    else:
+        from truco_lab.cards import card_str, parse_card
+
+        try:
+            card = parse_card(args.vira)
+            viras = [(vira_class_of(rules, card), card_str(card))]
+        except ValueError:
+            return _err(prog, f"argument --vira: expected 'all' or a card of the deck (ranks {rules.ranks}, "
+                              f"suits {rules.suits}, e.g. 7c), got {args.vira!r}")
+    a, b = args.score
+    if a >= rules.target or b >= rules.target:
+        return _err(prog, f"argument --score: scores must be below the target {rules.target}")
+    equity = None
+    if args.payoff == "equity":
+        if not args.equity:
+            return _err(prog, "argument --equity: --payoff equity needs --equity FILE (an equity.parquet)")
+        from truco_lab.lab.equity import EquityTable
+
+        try:
+            equity = EquityTable.load(args.equity)
+        except ValueError as e:
+            return _err(prog, f"argument --equity: {e}")
+    elif args.equity:
+        return _err(prog, "argument --equity: only with --payoff equity")
+    prunes = ALL_PRUNES if args.prunes == "all" else 0
     try:
-        viras = parse_viras(args.vira, rules)
-    except ValueError:
-        print(f"{prog}: error: argument --vira: expected 'all' or a card of the deck "
-              f"(ranks {rules.ranks}, suits {rules.suits}, e.g. 7c), got {args.vira!r}", file=sys.stderr)
-        return 2
-    if args.score[0] >= rules.target or args.score[1] >= rules.target:
-        print(f"{prog}: error: argument --score: scores must be below the target {rules.target}", file=sys.stderr)
-        return 2
+        specs = [(CellSpec.make(rules, a, b, args.dealer, vc.index, prunes=prunes, payoff=args.payoff,
+                                equity=equity, algorithm=args.algorithm), label) for vc, label in viras]
+        stop = Stop(iterations=args.iterations, target=args.target_exploitability,
+                    max_iterations=args.max_iterations, check_every=args.check_every,
+                    checkpoint_every=args.checkpoint_every)
+    except ValueError as e:
+        return _err(prog, str(e))
     out = Path(args.out)
-    if args.resume and not (out / "checkpoints").is_dir():
-        print(f"{prog}: error: argument --resume: no checkpoints under {out}/checkpoints to resume from",
-              file=sys.stderr)
-        return 2
+    describe = {"rules": rules_to_dict(rules), "score": [a, b], "dealer": args.dealer, "prunes": prunes,
+                "payoff": args.payoff, "algorithm": args.algorithm,
+                "equity": equity.key() if equity is not None else None}
     try:
-        summary = solve_cells(
-            rules, args.score, args.dealer, viras, out, algorithm=args.algorithm, iterations=args.iterations,
-            target_exploitability=args.target_exploitability, max_iterations=args.max_iterations,
-            resume=args.resume, check_every=args.check_every, checkpoint_every=args.checkpoint_every,
-            progress=not args.quiet, prunes=ALL_PRUNES if args.prunes == "all" else 0,
-        )
+        claim(out, "solve", stable_hash(describe), describe, resume=args.resume, fresh=args.fresh)
+    except RunError as e:
+        return _err(prog, str(e))
+    cells = []
+    for spec, label in specs:
+        job = CellJob(spec, stop, workdir=str(out), table=not args.no_table, table_min_reach=args.table_min_reach,
+                      resume=True)
+        bar = Progress(f"vira {label} d{args.dealer}", stop.target, stop.iterations, enabled=not args.quiet)
+        try:
+            res = run_cell(job, progress=bar)
+        except KeyboardInterrupt:
+            bar.close()
+            print(f"\n{prog}: interrupted; checkpoints are in {out}/checkpoints, continue with --resume",
+                  file=sys.stderr)
+            return 130
+        except CellError as e:
+            bar.close()
+            return _err(prog, str(e))
+        bar.close()
+        d = res.to_dict()
+        d["vira"] = label
+        cells.append(d)
+        write_json(out / "summary.json", _solve_summary(cells, args, rules, describe))
+    summary = _solve_summary(cells, args, rules, describe)
+    for c in summary["cells"]:
+        spi = f"{c['seconds_per_iteration']:.3f} s/it" if c["seconds_per_iteration"] else "reused"
+        print(f"vira {c['vira']:>3} (class {c['vira_class']}): value {c['game_value']:+.5f}  "
+              f"exploitability {c['exploitability']:.2e}  {c['iterations']} it  {spi}  {c['infosets']:,} infosets  "
+              f"{c['entries']:,} entries  {c['bytes_per_entry_total']:.0f} B/entry  peak {c['peak_memory_gb']:.2f} GB")
+    print(f"game value {summary['game_value']:+.6f} {summary['units']}, exploitability "
+          f"{summary['exploitability']:.3e}, written to {out}/summary.json")
+    if not summary["target_met"]:
+        print(f"{prog}: warning: target exploitability {args.target_exploitability:g} not reached within "
+              f"--max-iterations {args.max_iterations} (see target_met in summary.json)", file=sys.stderr)
+        return 3
+    return 0
+
+
+def _solve_summary(cells: list[dict], args, rules, describe: dict) -> dict:
+    import numpy as np
+
+    from truco_lab.payoff import units
+
+    w = np.array([c["vira_weight"] for c in cells])
+    w = w / w.sum() if len(cells) > 1 else np.ones(1)
+    secs = [c["seconds_per_iteration"] for c in cells if c["seconds_per_iteration"]]
+    return {
+        "game_value": float(np.dot(w, [c["game_value"] for c in cells])),
+        "exploitability": float(np.dot(w, [c["exploitability"] for c in cells])),
+        "iterations": max(c["iterations"] for c in cells),
+        "seconds_per_iteration": float(np.mean(secs)) if secs else None,
+        "score": list(args.score), "dealer": args.dealer, "vira": args.vira if args.vira == "all" else cells[0]["vira"],
+        "algorithm": args.algorithm, "payoff": args.payoff, "units": units(args.payoff),
+        "target": args.target_exploitability, "target_met": all(c["target_met"] for c in cells),
+        "peak_memory_gb": max(c["peak_memory_gb"] for c in cells), "run": describe,
+        "cells": cells,
+    }
+
+
+def _cells_arg(text: str):
+    if text in ("all", "eleven"):
+        return text
+    out = []
+    for part in text.replace(" ", ";").split(";"):
+        if part:
+            out.append(_score(part))
+    if not out:
+        raise argparse.ArgumentTypeError(f"expected eleven, all or score pairs A,B, got {text!r}")
+    return out
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    from truco_lab.lab.cell import CellError
+    from truco_lab.lab.runs import RunError
+
+    prog = "truco-lab match"
+    try:
+        rules = _rules(args)
+    except ValueError as e:
+        return _err(prog, str(e))
+    from truco_lab.lab import match_run
+
+    try:
+        return match_run.main(args, rules)
+    except (RunError, CellError) as e:
+        return _err(prog, str(e))
     except KeyboardInterrupt:
-        # the running cell's checkpoint was written on the way out; finished cells keep their tables
-        print(f"\n{prog}: interrupted; checkpoints are in {out}/checkpoints, continue with --resume",
+        print(f"\n{prog}: interrupted; finished cells and checkpoints are in {args.out}, continue with --resume",
               file=sys.stderr)
         return 130
-    for c in summary["cells"]:
-        print(f"vira {c['vira']:>3} (class {c['vira_class']}): value {c['game_value']:+.5f}  "
-              f"exploitability {c['exploitability']:.2e}  {c['iterations']} it  "
-              f"{c['seconds_per_iteration']:.3f} s/it  {c['infosets']:,} infosets  {c['entries']:,} entries  "
-              f"{c['bytes_per_entry_total']:.0f} B/entry  peak {c['peak_rss_mb']:.0f} MB")
-    print(f"game value {summary['game_value']:+.6f} points/hand (player 0), exploitability "
-          f"{summary['exploitability']:.3e}, written to {out}/summary.json")
-    return 0
+
+
+def _small_variant_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--ranks", default="4567QJKA23", help="deck ranks (small variants)")
+    p.add_argument("--suits", default="dshc", help="deck suits (small variants)")
+    p.add_argument("--max-stake", type=int, choices=(1, 3, 6, 9, 12), default=12, help="top of the raise ladder")
+
+
+def _prob(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a probability in [0, 1), got {text!r}") from None
+    if not 0 <= v < 1:
+        raise argparse.ArgumentTypeError(f"expected a probability in [0, 1), got {text!r}")
+    return v
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,18 +287,47 @@ def main(argv: list[str] | None = None) -> int:
     stop = so.add_mutually_exclusive_group(required=True)
     stop.add_argument("--iterations", type=_positive_int, help="run exactly N iterations per cell")
     stop.add_argument("--target-exploitability", type=_positive_float, metavar="E",
-                      help="stop each cell once its exploitability (points/hand) is <= E")
+                      help="stop each cell once its exploitability (in the payoff's units) is <= E")
     so.add_argument("--max-iterations", type=_positive_int, default=100_000, help="cap with a target (default 100000)")
+    so.add_argument("--payoff", choices=("points", "equity"), default="points",
+                    help="terminal payoffs: points (default) or match-win probability (needs --equity)")
+    so.add_argument("--equity", metavar="FILE", help="equity.parquet of a match run (successor values)")
     so.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    so.add_argument("--resume", action="store_true", help="continue from the checkpoints in DIR")
+    so.add_argument("--resume", action="store_true", help="continue this run in DIR (finished cells are kept)")
+    so.add_argument("--fresh", action="store_true", help="overwrite DIR if it holds another run")
     so.add_argument("--check-every", type=_positive_int, default=5, help="iterations between exploitability checks")
     so.add_argument("--checkpoint-every", type=_positive_int, default=50, help="iterations between checkpoints")
     so.add_argument("--prunes", choices=("all", "none"), default="all", help="value-preserving prunes (default all)")
-    so.add_argument("--ranks", default="4567QJKA23", help="deck ranks (small variants)")
-    so.add_argument("--suits", default="dshc", help="deck suits (small variants)")
-    so.add_argument("--max-stake", type=int, choices=(1, 3, 6, 9, 12), default=12, help="top of the raise ladder")
+    so.add_argument("--no-table", action="store_true", help="write no strategy table")
+    so.add_argument("--table-min-reach", type=_prob, default=0.0, metavar="P",
+                    help="leave out information sets the equilibrium reaches with probability below P")
+    _small_variant_options(so)
     so.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     so.set_defaults(func=cmd_solve)
+
+    ma = sub.add_parser("match", help="solve the match: every score cell in match equity, by backward induction")
+    ma.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    ma.add_argument("--cells", type=_cells_arg, default="all", metavar="eleven|all|A,B ...",
+                    help="cells to solve (their successors are included): all (default), eleven, or score pairs")
+    ma.add_argument("--target-exploitability", type=_positive_float, default=1e-3, metavar="E",
+                    help="per cell and vira class, in match-win probability (default 1e-3)")
+    ma.add_argument("--max-iterations", type=_positive_int, default=5000, help="cap per cell (default 5000)")
+    ma.add_argument("--algorithm", choices=ALGORITHMS, default="dcfr", help="CFR variant (default dcfr)")
+    ma.add_argument("--executor", choices=("local", "ray"), default="local", help="local process pool or Ray")
+    ma.add_argument("--ray-address", metavar="ADDR", help="join this Ray cluster (default: start a local Ray)")
+    ma.add_argument("--workers", type=_positive_int, default=2, help="parallel workers (default 2)")
+    ma.add_argument("--plan", action="store_true", help="solve nothing: list cells, predicted memory and time")
+    ma.add_argument("--resume", action="store_true", help="continue this run in DIR (finished cells are kept)")
+    ma.add_argument("--fresh", action="store_true", help="overwrite DIR if it holds another run")
+    ma.add_argument("--check-every", type=_positive_int, default=5, help="iterations between exploitability checks")
+    ma.add_argument("--no-warm-start", action="store_true", help="start every cell from zero regrets")
+    ma.add_argument("--no-table", action="store_true", help="write no strategy tables")
+    ma.add_argument("--table-min-reach", type=_prob, default=0.0, metavar="P",
+                    help="leave out information sets the equilibrium reaches with probability below P")
+    ma.add_argument("--prunes", choices=("all", "none"), default="all", help="value-preserving prunes (default all)")
+    _small_variant_options(ma)
+    ma.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    ma.set_defaults(func=cmd_match)
 
     args = p.parse_args(argv)
     return args.func(args)

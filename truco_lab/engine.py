@@ -98,6 +98,136 @@ ERROR_NAMES = {
 MAX_LEGAL = 16  # more than the most legal actions any state has (3 up + 3 down + raise + concede)
 
 
+# ---- named accessors: the only way code outside this module reads a state ----
+@nb.njit(cache=True, inline="always")
+def winner(s) -> int:
+    """-1 while the hand is live, else 0, 1 or DRAW."""
+    return s[WINNER]
+
+
+@nb.njit(cache=True, inline="always")
+def awarded(s) -> int:
+    """Points the finished hand paid before the cap."""
+    return s[AWARDED]
+
+
+@nb.njit(cache=True, inline="always")
+def points(s) -> int:
+    """Points the winner scored (after the cap); 0 while live."""
+    return s[POINTS]
+
+
+@nb.njit(cache=True, inline="always")
+def score(s, p) -> int:
+    """Player ``p``'s score (at the start of the hand; after the award once it ends)."""
+    return s[SCORE + p]
+
+
+@nb.njit(cache=True, inline="always")
+def value(s) -> int:
+    """The accepted hand value."""
+    return s[VALUE]
+
+
+@nb.njit(cache=True, inline="always")
+def stake(s) -> int:
+    """What the hand is worth if the pending raise (if any) is accepted."""
+    return s[PEND_TO] if s[PEND_TO] != 0 else s[VALUE]
+
+
+@nb.njit(cache=True, inline="always")
+def pending_to(s) -> int:
+    """Target of the pending raise (0: none)."""
+    return s[PEND_TO]
+
+
+@nb.njit(cache=True, inline="always")
+def pending_by(s) -> int:
+    return s[PEND_BY]
+
+
+@nb.njit(cache=True, inline="always")
+def last_raiser(s) -> int:
+    return s[LAST_RAISER]
+
+
+@nb.njit(cache=True, inline="always")
+def eleven_decider(s) -> int:
+    """The player owing the mão de onze decision (-1: none)."""
+    return s[DECISION]
+
+
+@nb.njit(cache=True, inline="always")
+def vira(s) -> int:
+    return s[VIRA]
+
+
+@nb.njit(cache=True, inline="always")
+def nrounds(s) -> int:
+    """Completed rounds."""
+    return s[NROUNDS]
+
+
+@nb.njit(cache=True, inline="always")
+def round_plays(s) -> int:
+    """Cards played in the current round (0 or 1)."""
+    return s[CUR_N]
+
+
+@nb.njit(cache=True, inline="always")
+def nplays(s) -> int:
+    """Cards played in the hand so far."""
+    return 2 * s[NROUNDS] + s[CUR_N]
+
+
+@nb.njit(cache=True, inline="always")
+def play_card(s, x) -> int:
+    """Card of the ``x``-th play of the hand (-1 if unknown)."""
+    return s[PCARD + x]
+
+
+@nb.njit(cache=True, inline="always")
+def play_down(s, x) -> bool:
+    """Whether the ``x``-th play was face down."""
+    return s[PDOWN + x] != 0
+
+
+@nb.njit(cache=True, inline="always")
+def round_leader(s, k) -> int:
+    """Leader of round ``k`` (completed or current)."""
+    return s[RLEAD + k] if k < s[NROUNDS] else s[CUR_LEADER]
+
+
+@nb.njit(cache=True, inline="always")
+def round_winner(s, k) -> int:
+    """Winner of completed round ``k``: 0, 1 or TIE."""
+    return s[RWIN + k]
+
+
+@nb.njit(cache=True, inline="always")
+def play_owner(s, x) -> int:
+    """The player who made the ``x``-th play."""
+    lead = round_leader(s, x >> 1)
+    return lead if (x & 1) == 0 else 1 - lead
+
+
+@nb.njit(cache=True, inline="always")
+def held_card(s, p, i) -> int:
+    """Card in player ``p``'s hand slot ``i``, or -1 if played or unknown."""
+    if (s[PLAYED + p] >> i) & 1:
+        return -1
+    return s[HAND + 3 * p + i]
+
+
+@nb.njit(cache=True)
+def give_card(s, p, card) -> None:
+    """Put ``card`` into player ``p``'s first unknown, unplayed hand slot (lazy deals of public trees)."""
+    for i in range(3):
+        if s[HAND + 3 * p + i] < 0 and (s[PLAYED + p] >> i) & 1 == 0:
+            s[HAND + 3 * p + i] = card
+            return
+
+
 @nb.njit(cache=True, inline="always")
 def strength(card: int, down: int, manilha: int) -> int:
     """Round strength of a played card: face down < any face up; manilhas by suit."""

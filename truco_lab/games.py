@@ -165,7 +165,7 @@ class TrucoState(pyspiel.State):
 
     # ---- OpenSpiel API --------------------------------------------------
     def current_player(self) -> int:
-        if self.match_winner >= 0 or (not self._g.match and len(self.deal) == 7 and self.s[E.WINNER] >= 0):
+        if self.match_winner >= 0 or (not self._g.match and len(self.deal) == 7 and E.winner(self.s) >= 0):
             return pyspiel.PlayerId.TERMINAL
         if len(self.deal) < 7:
             return pyspiel.PlayerId.CHANCE
@@ -214,8 +214,8 @@ class TrucoState(pyspiel.State):
         p = int(E.actor(self.s))
         E.apply_unchecked(self.s, self._g.rules_array, int(action))
         self.hand_actions.append((p, int(action)))
-        if self._g.match and self.s[E.WINNER] >= 0:
-            sc = (int(self.s[E.SCORE]), int(self.s[E.SCORE + 1]))
+        if self._g.match and E.winner(self.s) >= 0:
+            sc = (int(E.score(self.s, 0)), int(E.score(self.s, 1)))
             target = self._g.rules.target
             self.past.append((self.dealer, self.start_score, self.deal, self.hand_actions))
             if max(sc) >= target:
@@ -236,10 +236,10 @@ class TrucoState(pyspiel.State):
             if self.match_winner < 0:
                 return [0.0, 0.0]
             return [1.0, -1.0] if self.match_winner == 0 else [-1.0, 1.0]
-        if len(self.deal) < 7 or self.s[E.WINNER] < 0 or self.s[E.WINNER] == E.DRAW:
+        if len(self.deal) < 7 or E.winner(self.s) < 0 or E.winner(self.s) == E.DRAW:
             return [0.0, 0.0]
-        pts = float(self.s[E.POINTS])
-        return [pts, -pts] if self.s[E.WINNER] == 0 else [-pts, pts]
+        pts = float(E.points(self.s))
+        return [pts, -pts] if E.winner(self.s) == 0 else [-pts, pts]
 
     def __str__(self) -> str:
         parts = []
@@ -353,33 +353,33 @@ class TrucoObserver:
                 for c in state.deal[3 * player : 3 * player + 3]:
                     d["hand"][c] = 1
             return
-        d["vira"][s[E.VIRA]] = 1
+        d["vira"][E.vira(s)] = 1
         if self.private:
             for i in range(3):
-                c = s[E.HAND + 3 * player + i]
-                if not (s[E.PLAYED + player] >> i) & 1:
+                c = E.held_card(s, player, i)
+                if c >= 0:
                     d["hand"][c] = 1
-        d["value"][_ladder_slot(int(s[E.VALUE]))] = 1
-        if s[E.PEND_TO]:
-            d["pending_to"][_ladder_slot(int(s[E.PEND_TO]))] = 1
-            d["pending_by"][s[E.PEND_BY]] = 1
-        if s[E.LAST_RAISER] >= 0:
-            d["last_raiser"][s[E.LAST_RAISER]] = 1
-        if s[E.DECISION] >= 0:
-            d["decision"][s[E.DECISION]] = 1
+        d["value"][_ladder_slot(int(E.value(s)))] = 1
+        if E.pending_to(s):
+            d["pending_to"][_ladder_slot(int(E.pending_to(s)))] = 1
+            d["pending_by"][E.pending_by(s)] = 1
+        if E.last_raiser(s) >= 0:
+            d["last_raiser"][E.last_raiser(s)] = 1
+        if E.eleven_decider(s) >= 0:
+            d["decision"][E.eleven_decider(s)] = 1
         rounds = d["rounds"].reshape(3, 2 + 3 + 2 * (N_CARDS + 1))
-        for k in range(min(3, int(s[E.NROUNDS]) + 1)):
-            done = k < s[E.NROUNDS]
-            lead = int(s[E.RLEAD + k]) if done else int(s[E.CUR_LEADER])
+        for k in range(min(3, int(E.nrounds(s)) + 1)):
+            done = k < E.nrounds(s)
+            lead = int(E.round_leader(s, k))
             rounds[k, lead] = 1
             if done:
-                rounds[k, 2 + int(s[E.RWIN + k])] = 1
-            nplays = 2 if done else int(s[E.CUR_N])
+                rounds[k, 2 + int(E.round_winner(s, k))] = 1
+            nplays = 2 if done else int(E.round_plays(s))
             for j in range(nplays):
-                c = int(s[E.PCARD + 2 * k + j])
+                c = int(E.play_card(s, 2 * k + j))
                 who = lead if j == 0 else 1 - lead
                 base = 5 + j * (N_CARDS + 1)
-                if s[E.PDOWN + 2 * k + j]:
+                if E.play_down(s, 2 * k + j):
                     rounds[k, base + N_CARDS] = 1
                     if who == player and self.private:
                         rounds[k, base + c] = 1
@@ -403,29 +403,29 @@ class TrucoObserver:
                 parts.append("dealt:" + " ".join(card_str(c) for c in state.deal[3 * player : 3 * player + 3]))
             return " ".join(parts)
         if self.private:
-            held = [int(s[E.HAND + 3 * player + i]) for i in range(3) if not (s[E.PLAYED + player] >> i) & 1]
+            held = [int(c) for c in (E.held_card(s, player, i) for i in range(3)) if c >= 0]
             parts.append("hand:" + " ".join(card_str(c) for c in sorted(held)))
-        parts.append(f"vira:{card_str(int(s[E.VIRA]))} value:{int(s[E.VALUE])}")
-        if s[E.PEND_TO]:
-            parts.append(f"pending:p{int(s[E.PEND_BY])}->{int(s[E.PEND_TO])}")
-        if s[E.LAST_RAISER] >= 0:
-            parts.append(f"last_raiser:p{int(s[E.LAST_RAISER])}")
-        if s[E.DECISION] >= 0:
-            parts.append(f"eleven:p{int(s[E.DECISION])}")
-        for k in range(min(3, int(s[E.NROUNDS]) + 1)):
-            done = k < s[E.NROUNDS]
-            lead = int(s[E.RLEAD + k]) if done else int(s[E.CUR_LEADER])
+        parts.append(f"vira:{card_str(int(E.vira(s)))} value:{int(E.value(s))}")
+        if E.pending_to(s):
+            parts.append(f"pending:p{int(E.pending_by(s))}->{int(E.pending_to(s))}")
+        if E.last_raiser(s) >= 0:
+            parts.append(f"last_raiser:p{int(E.last_raiser(s))}")
+        if E.eleven_decider(s) >= 0:
+            parts.append(f"eleven:p{int(E.eleven_decider(s))}")
+        for k in range(min(3, int(E.nrounds(s)) + 1)):
+            done = k < E.nrounds(s)
+            lead = int(E.round_leader(s, k))
             cards = []
-            for j in range(2 if done else int(s[E.CUR_N])):
+            for j in range(2 if done else int(E.round_plays(s))):
                 who = lead if j == 0 else 1 - lead
-                c = int(s[E.PCARD + 2 * k + j])
-                if s[E.PDOWN + 2 * k + j]:
+                c = int(E.play_card(s, 2 * k + j))
+                if E.play_down(s, 2 * k + j):
                     cards.append(f"p{who}:v{card_str(c)}" if who == player and self.private else f"p{who}:v??")
                 else:
                     cards.append(f"p{who}:{card_str(c)}")
             res = ""
             if done:
-                w = int(s[E.RWIN + k])
+                w = int(E.round_winner(s, k))
                 res = "=tie" if w == E.TIE else f"=p{w}"
             parts.append(f"r{k + 1}[{' '.join(cards)}]{res}")
         return " ".join(parts)

@@ -71,8 +71,9 @@ class ViraClass:
 
 
 def _levels(rules: RuleSet, vira: int) -> tuple[tuple[int, ...], ...]:
-    r = rules.to_array()
-    manilha = int(r[E.R_NEXT_RANK + (vira >> 2)])
+    from truco_lab.cards import RANKS
+
+    manilha = RANKS.index(rules.manilha_rank(RANKS[vira >> 2]))
     by_strength: dict[int, list[int]] = {}
     for c in rules.deck:
         c = int(c)
@@ -228,9 +229,9 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
         n_child[n] = 0
         n_nchild[n] = 0
         n_info[n] = -1
-        if s[E.WINNER] >= 0:
+        if E.winner(s) >= 0:
             n_actor[n] = -1
-            n_outc[n] = outcome_code(s[E.WINNER], s[E.AWARDED])
+            n_outc[n] = outcome_code(E.winner(s), E.awarded(s))
             continue
         p = E.actor(s)
         q = 1 - p
@@ -238,15 +239,14 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
         n_outc[n] = -1
         ls = n_ls0[n] if p == 0 else n_ls1[n]
         ln = n_ln0[n] if p == 0 else n_ln1[n]
-        lowscore = min(s[E.SCORE], s[E.SCORE + 1])
+        lowscore = min(E.score(s, 0), E.score(s, 1))
         # public actions that do not depend on the private hand
         k = E.legal_actions(s, r, buf, (prunes & DROP_CONCEDE) == 0)
         npub = 0
         for j in range(k):
             a = buf[j]
             if a >= A_RAISE and a < A_RAISE + 4 and (prunes & CAP_RAISES) != 0:
-                stake = s[E.PEND_TO] if s[E.PEND_TO] != 0 else s[E.VALUE]
-                if lowscore + stake >= target:
+                if lowscore + E.stake(s) >= target:
                     continue
             pub[npub] = a
             npub += 1
@@ -260,9 +260,9 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
                 union |= el_rem[ls + t]
             for lv in range(nlev):
                 used_lv[lv] = 0
-            for x in range(2 * s[E.NROUNDS] + s[E.CUR_N]):
-                c = s[E.PCARD + x]
-                if c >= 0 and s[E.PDOWN + x] == 0 and card_level[c] >= 0:
+            for x in range(E.nplays(s)):
+                c = E.play_card(s, x)
+                if c >= 0 and not E.play_down(s, x) and card_level[c] >= 0:
                     used_lv[card_level[c]] += 1
             for lv in range(nlev):
                 # a level whose every copy is already face up cannot be played (such hands are impossible)
@@ -272,11 +272,11 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
                     npub += 1
             hide = E.hide_allowed(s, r)
             if hide and (prunes & DROP_DOMINATED_HIDE) != 0:
-                if s[E.CUR_N] == 1:
+                if E.round_plays(s) == 1:
                     hide = False
-                elif s[E.NROUNDS] == 2:
+                elif E.nrounds(s) == 2:
                     opp_can = E.next_raise_index(s, r, q) > 0
-                    if opp_can and (prunes & CAP_RAISES) != 0 and lowscore + s[E.VALUE] >= target:
+                    if opp_can and (prunes & CAP_RAISES) != 0 and lowscore + E.value(s) >= target:
                         opp_can = False
                     if not opp_can:
                         hide = False
@@ -286,12 +286,9 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
         # hands made impossible by the opponent's face-up cards get no actions (and no successors)
         for lv in range(nlev):
             opp_up[lv] = 0
-        for x in range(2 * s[E.NROUNDS] + s[E.CUR_N]):
-            c = s[E.PCARD + x]
-            k = x >> 1
-            lead = s[E.RLEAD + k] if k < s[E.NROUNDS] else s[E.CUR_LEADER]
-            who = lead if (x & 1) == 0 else 1 - lead
-            if who == q and c >= 0 and s[E.PDOWN + x] == 0 and card_level[c] >= 0:
+        for x in range(E.nplays(s)):
+            c = E.play_card(s, x)
+            if E.play_owner(s, x) == q and c >= 0 and not E.play_down(s, x) and card_level[c] >= 0:
                 opp_up[card_level[c]] += 1
         if ln > possible.shape[0]:
             possible = np.zeros(2 * ln, np.bool_)
@@ -401,16 +398,13 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
             child = s.copy()
             if a == HIDDEN or a < A_RAISE:
                 if a == HIDDEN:
-                    card = s[E.VIRA]  # identity never consulted
+                    card = E.vira(s)  # identity never consulted
                     code = A_DOWN + card
                 else:
                     lv = a - A_UP
                     card = lvl_cards[lv, used_lv[lv]]
                     code = A_UP + card
-                for x in range(3):
-                    if child[E.HAND + 3 * p + x] < 0 and (child[E.PLAYED + p] >> x) & 1 == 0:
-                        child[E.HAND + 3 * p + x] = card
-                        break
+                E.give_card(child, p, card)
                 E.apply_unchecked(child, r, code)
                 n_paction[c] = HIDDEN if a == HIDDEN else code
             else:
@@ -825,10 +819,7 @@ def canonical_key(rules, vira: str, cards: str, history: str | list[str] = "", *
             lv = level[code - A_UP] if code < A_DOWN else (level[code - A_DOWN] if code < A_RAISE else -1)
         if code < A_RAISE:
             card = code - (A_DOWN if code >= A_DOWN else A_UP)
-            for x in range(3):
-                if s[E.HAND + 3 * p + x] < 0 and not (s[E.PLAYED + p] >> x) & 1:
-                    s[E.HAND + 3 * p + x] = card
-                    break
+            E.give_card(s, p, card)
             if lv >= 0:
                 played.append((p, card))
         err = E.check_action(s, r, p, code)

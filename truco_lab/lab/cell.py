@@ -283,6 +283,10 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     stop = job.stop
     cap = stop.iterations if stop.target is None else stop.max_iterations + warm_it
     t1 = time.perf_counter()
+    if warm_it and not resume and stop.target is not None:
+        # a neighbour's strategy may already meet the target here; iterate a little on this cell's own
+        # payoffs anyway, so its table reflects them and not only the neighbour's
+        solver.iterate(stop.check_every)
     expl, history = run(solver, cap, stop.target, check_every=stop.check_every, checkpoint=ckpt,
                         checkpoint_every=stop.checkpoint_every, resume=False, progress=progress,
                         checkpoint_meta={"key": job.key})

@@ -270,7 +270,7 @@ def solve_match(cfg: MatchConfig, cells: list[Cell], executor, out: Path | None 
                 owner[job.key] = cell
         done: dict[Cell, list[CellResult]] = {c: [] for c in level}
 
-        def collect(job: CellJob, res: CellResult) -> None:
+        def collect(job: CellJob, res: CellResult, done=done, owner=owner) -> None:
             done[owner[job.key]].append(res)
             if on_job is not None:
                 on_job(job, res)

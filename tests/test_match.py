@@ -1,0 +1,239 @@
+"""The match solver on a small variant: backward induction, symmetry, certificate, Monte-Carlo play."""
+
+import ast
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pyspiel
+import pytest
+
+import truco_lab  # noqa: F401  registers the games
+from truco_lab.lab.cell import CellJob, CellSpec, Stop, run_cell
+from truco_lab.lab.executors import InlineExecutor
+from truco_lab.lab.match import MatchConfig, canonical, select_cells, successors, worst_path_bound
+from truco_lab.lab.match_run import run_match
+from truco_lab.lab.policy import MatchStrategy
+from truco_lab.public_tree import ALL_PRUNES, CAP_RAISES, DROP_DOMINATED_HIDE, build_cell
+from truco_lab.rules import PAULISTA
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = PAULISTA.with_deck("7QJKA23", "c").with_max_stake(3)
+PARAMS = {"ranks": "7QJKA23", "suits": "c", "max_stake": 3}
+
+
+def test_solvers_never_import_truco_lab():
+    for f in (ROOT / "solvers").glob("*.py"):
+        tree = ast.parse(f.read_text())
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            assert not any(n.split(".")[0] == "truco_lab" for n in names), f"{f.name} imports {names}"
+
+
+def test_cell_spec_hash_is_stable_and_sees_every_field():
+    base = CellSpec.make(SMALL, 3, 5, 0, 0)
+    assert base.key() == CellSpec.make(SMALL, 3, 5, 0, 0).key()
+    assert len(base.key()) == 16 and int(base.key(), 16) >= 0
+    others = [CellSpec.make(SMALL, 3, 6, 0, 0), CellSpec.make(SMALL, 3, 5, 1, 0), CellSpec.make(SMALL, 3, 5, 0, 1),
+              CellSpec.make(SMALL, 3, 5, 0, 0, prunes=0), CellSpec.make(SMALL, 3, 5, 0, 0, algorithm="cfr+"),
+              CellSpec.make(PAULISTA.with_deck("7QJKA23", "c"), 3, 5, 0, 0)]
+    assert len({base.key(), *(o.key() for o in others)}) == len(others) + 1
+
+
+@pytest.mark.parametrize(("a", "b"), [((11, 0), (11, 7)), ((3, 5), (3, 9)), ((0, 11), (10, 11)), ((4, 4), (9, 4))])
+def test_equal_structure_keys_build_identical_trees(a, b):
+    sa, sb = CellSpec.make(SMALL, *a, 0, 1), CellSpec.make(SMALL, *b, 0, 1)
+    assert sa.structure_key() == sb.structure_key()
+    ta, tb = sa.build(), sb.build()
+    for name in ("node_actor", "node_list", "node_len", "infoset_nact", "entry_child", "entry_action", "node_outcome"):
+        assert np.array_equal(getattr(ta, name), getattr(tb, name)), name
+    assert CellSpec.make(SMALL, 3, 5, 0, 1).structure_key() != CellSpec.make(SMALL, 10, 10, 0, 1).structure_key()
+
+
+def test_the_whole_grid_is_ordered_so_successors_come_first():
+    cells = select_cells(SMALL, "all")
+    assert len(cells) == 144  # half of 12 x 12 x 2
+    pos = {c: i for i, c in enumerate(cells)}
+    for c in cells:
+        for s in successors(SMALL, c):
+            assert pos[canonical(s)[0]] < pos[c]
+    eleven = select_cells(SMALL, "eleven")
+    assert len(eleven) == 23 and all(11 in c[:2] for c in eleven)
+
+
+@pytest.fixture(scope="module")
+def grid(tmp_path_factory):
+    """The whole small-variant grid, solved to 1e-4 per cell (no tables: faster)."""
+    out = tmp_path_factory.mktemp("grid")
+    cfg = MatchConfig(SMALL, target=1e-4, table=False)
+    state, summary = run_match(cfg, "all", out, workers=1, progress=False)
+    return out, cfg, state, summary
+
+
+def test_grid_equities_are_probabilities_with_seat_symmetry(grid):
+    _, _, state, summary = grid
+    v = state.equity.values
+    assert not np.isnan(v).any() and (v >= 0).all() and (v <= 1).all()
+    for a in range(12):
+        for b in range(12):
+            for d in (0, 1):
+                assert v[d, a, b] + v[1 - d, b, a] == pytest.approx(1.0, abs=1e-12)
+    # more points, more equity (rows increase in player 0's score, for both dealers)
+    assert (np.diff(v, axis=1) > -1e-3).all() and (np.diff(v, axis=2) < 1e-3).all()
+    assert summary["cells_solved"] == 144 and summary["target_met"]
+
+
+def test_symmetry_holds_for_a_pair_solved_both_ways(grid):
+    _, cfg, state, _ = grid
+    for (a, b, d) in [(5, 3, 0), (9, 2, 1), (11, 4, 0)]:
+        assert canonical((a, b, d))[1]  # a mirror: the grid never solved it directly
+        vals, expl = 0.0, 0.0
+        from truco_lab.public_tree import vira_classes
+
+        for vc in vira_classes(SMALL):
+            spec = CellSpec.make(SMALL, a, b, d, vc.index, payoff="equity", equity=state.equity)
+            r = run_cell(CellJob(spec, Stop(target=1e-5, check_every=5)))
+            vals += vc.weight * r.game_value
+            expl += vc.weight * r.exploitability
+        mirror = 1.0 - state.equity.value(b, a, 1 - d)
+        tol = 2 * (expl + state.cells[canonical((a, b, d))[0]]["exploitability"])
+        assert abs(vals - mirror) <= tol, (a, b, d, vals, mirror, tol)
+
+
+def test_match_exploitability_is_nonnegative_and_bounded_by_the_worst_path(grid):
+    _, _, state, summary = grid
+    for c, s in state.cells.items():
+        me = s["match_exploitability"]
+        assert me >= -1e-9, c
+        assert me <= worst_path_bound(SMALL, state, c) + 1e-9, c
+        # and a best response can only gain: V_p >= the equilibrium's value for p
+        assert s["br0"] >= s["equity"] - 1e-9 and s["br1"] >= 1 - s["equity"] - 1e-9
+    assert summary["match_exploitability"] == pytest.approx(state.match_exploitability((0, 0, 1)))
+    assert summary["match_exploitability"] > 0
+
+
+def test_eleven_eleven_equity_is_one_plus_points_value_over_two(grid):
+    _, _, state, _ = grid
+    from truco_lab.public_tree import vira_classes
+
+    pts = 0.0
+    for vc in vira_classes(SMALL):
+        r = run_cell(CellJob(CellSpec.make(SMALL, 11, 11, 1, vc.index, payoff="points"), Stop(target=1e-6)))
+        pts += vc.weight * r.game_value
+    assert state.equity.value(11, 11, 1) == pytest.approx((1 + pts) / 2, abs=2e-4)
+
+
+@pytest.mark.parametrize("flag", [CAP_RAISES, DROP_DOMINATED_HIDE, 1])
+def test_each_prune_preserves_the_equity_value(grid, flag):
+    _, _, state, _ = grid
+    for cell in [(9, 10, 0), (2, 8, 1)]:
+        vals = []
+        for prunes in (ALL_PRUNES, ALL_PRUNES & ~flag):
+            spec = CellSpec.make(SMALL, *cell, 0, prunes=prunes, payoff="equity", equity=state.equity)
+            vals.append(run_cell(CellJob(spec, Stop(target=2e-6, check_every=10))).game_value)
+        assert vals[0] == pytest.approx(vals[1], abs=1e-5), (cell, flag, vals)
+
+
+def _play(game, choose, n: int, seed: int) -> np.ndarray:
+    """Player 0's wins over ``n`` matches; ``choose(state, rng)`` picks every decision."""
+    rng = random.Random(seed)
+    wins = np.zeros(n)
+    for i in range(n):
+        st = game.new_initial_state()
+        while not st.is_terminal():
+            if st.is_chance_node():
+                outs = st.chance_outcomes()
+                st.apply_action(rng.choices([a for a, _ in outs], [p for _, p in outs])[0])
+            else:
+                st.apply_action(choose(st, rng))
+        wins[i] = st.returns()[0] > 0
+    return wins
+
+
+@pytest.mark.slow
+def test_monte_carlo_self_play_agrees_with_the_starting_equity(grid):
+    out, _, state, _ = grid
+    strat = MatchStrategy(out)
+    game = pyspiel.load_game("truco_paulista_match", PARAMS)
+
+    def choose(st, rng):
+        probs = strat.action_probabilities(st)
+        acts = list(probs)
+        return rng.choices(acts, [probs[a] for a in acts])[0]
+
+    wins = _play(game, choose, 3000, seed=7)
+    se = math.sqrt(wins.var() / len(wins))
+    assert abs(wins.mean() - state.equity.value(0, 0, 1)) < 3 * se, (wins.mean(), state.equity.value(0, 0, 1), se)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("br_player", [0, 1])
+def test_best_response_bot_wins_at_the_certified_rate(grid, br_player):
+    out, _, state, _ = grid
+    strat = MatchStrategy(out)
+    game = pyspiel.load_game("truco_paulista_match", PARAMS)
+
+    def choose(st, rng):
+        if st.current_player() == br_player:
+            return strat.best_response_action(st)
+        probs = strat.action_probabilities(st)
+        acts = list(probs)
+        return rng.choices(acts, [probs[a] for a in acts])[0]
+
+    wins = _play(game, choose, 3000, seed=11 + br_player)
+    rate = wins.mean() if br_player == 0 else 1 - wins.mean()
+    want = state.br_value(br_player, 0, 0, 1)
+    se = math.sqrt(rate * (1 - rate) / len(wins))
+    assert abs(rate - want) < 3 * se, (rate, want, se)
+    # the best response gains what the certificate says over the equilibrium, not more
+    eq = state.equity.value(0, 0, 1) if br_player == 0 else 1 - state.equity.value(0, 0, 1)
+    assert want >= eq
+
+
+def test_equity_payoff_tree_pays_successor_equity(grid):
+    _, _, state, _ = grid
+    t = build_cell(SMALL, 10, 10, 0, 0, payoff="equity", equity=state.equity)
+    term = t.node_outcome >= 0
+    vals = set(np.round(t.node_util[term], 12))
+    # player 0 reaching 12 pays 1; player 1 reaching 12 pays 0; 11x10 / 10x11 (a 1-point hand) pay their equity
+    assert 1.0 in vals and 0.0 in vals
+    assert round(state.equity.value(11, 10, 1), 12) in vals and round(state.equity.value(10, 11, 1), 12) in vals
+    with pytest.raises(ValueError, match="equity"):
+        build_cell(SMALL, 10, 10, 0, 0, payoff="equity")
+
+
+def test_executors_agree_exactly(tmp_path):
+    cfg = MatchConfig(SMALL, target=1e-4, table=False)
+    cells = "eleven"
+    s1, _ = run_match(cfg, cells, tmp_path / "inline", workers=1, progress=False)
+    s2, _ = run_match(cfg, cells, tmp_path / "pool", workers=2, progress=False)
+    assert np.array_equal(s1.equity.values, s2.equity.values, equal_nan=True)
+    assert np.array_equal(s1.v0, s2.v0, equal_nan=True)
+
+
+@pytest.mark.slow
+def test_ray_executor_equals_the_local_one(tmp_path):
+    ray = pytest.importorskip("ray", reason="Ray is the optional extra 'ray' (make test installs it)")
+    cfg = MatchConfig(SMALL, target=1e-4, table=False)
+    local, _ = run_match(cfg, "eleven", tmp_path / "local", workers=2, progress=False)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        remote, _ = run_match(cfg, "eleven", tmp_path / "ray", executor="ray", progress=False)
+    finally:
+        ray.shutdown()
+    assert np.array_equal(local.equity.values, remote.equity.values, equal_nan=True)
+
+
+def test_inline_executor_reuses_trees_between_equal_structures(tmp_path):
+    ex = InlineExecutor()
+    cfg = MatchConfig(SMALL, target=1e-3, table=False)
+    from truco_lab.lab.match import solve_match
+
+    solve_match(cfg, select_cells(SMALL, "eleven"), ex, tmp_path)
+    # the eleven row has two structures per dealer and vira class (one player on 11, both on 11)
+    assert 0 < len(ex.cache.trees) <= 2 * 2 * 7

@@ -1,0 +1,181 @@
+"""``truco-lab match``: plan, run and write a match solve (the CLI and ``make solve`` call this).
+
+Outputs in ``--out``: ``equity.parquet`` (one row per cell, both seats),
+``equity.png`` (heatmap, one panel per dealer), ``cells/<cell>/`` (a strategy
+table per vira class, checkpoints, per-job results) and ``summary.json`` (per
+cell: equity, exploitability, match exploitability, iterations, cost; the
+match exploitability of the whole strategy). Only this driver writes the
+summary and the equity table.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from solvers.storage import write_json
+from truco_lab.lab.executors import make_executor
+from truco_lab.lab.match import (
+    MatchConfig,
+    MatchState,
+    live_ladder,
+    plan,
+    select_cells,
+    solve_match,
+    worst_path_bound,
+)
+from truco_lab.lab.runs import claim
+from truco_lab.public_tree import ALL_PRUNES, rules_to_dict, vira_classes
+from truco_lab.rules import RuleSet
+
+
+def print_plan(cfg: MatchConfig, cells, workers: int, file=sys.stdout) -> dict:
+    """The plan table and its totals (also returned)."""
+    rows = plan(cfg.rules, cells, cfg.prunes, cfg.target)
+    print(f"{'cell':>10} {'ladder':>14} {'classes':>7} {'peak/task':>10} {'CPU-h':>9}", file=file)
+    for r in rows:
+        a, b, d = r.cell
+        print(f"{f'{a}x{b} d{d}':>10} {'-'.join(map(str, r.ladder)):>14} {r.classes:>7} {r.peak_gb:>8.1f}GB "
+              f"{r.hours:>9.3f}", file=file)
+    total = sum(r.hours for r in rows)
+    peak = max(r.peak_gb for r in rows)
+    print(f"{len(rows)} cells (seat symmetry solves the mirrors), {len(rows) * rows[0].classes} tasks; "
+          f"total {total:,.2f} CPU-hours; largest task {peak:.1f} GB; about {total / workers:,.2f} h on "
+          f"{workers} workers if memory allows {workers} tasks at once", file=file)
+    return {"cells": len(rows), "cpu_hours": total, "max_task_gb": peak}
+
+
+def write_outputs(cfg: MatchConfig, state: MatchState, out: Path, seconds: float, executor: str) -> dict:
+    """equity.parquet, equity.png and summary.json (the one writer)."""
+    state.equity.write(out / "equity.parquet")
+    heatmap(state, out / "equity.png")
+    rules = cfg.rules
+    start = (0, 0, 1)
+    cells = []
+    for c, s in state.cells.items():
+        row = {k: v for k, v in s.items() if k != "classes"}
+        row["ladder"] = list(live_ladder(rules, c, cfg.prunes))
+        row["worst_path_bound"] = worst_path_bound(rules, state, c)
+        row["classes"] = s["classes"]
+        cells.append(row)
+    worst = max(cells, key=lambda r: r["match_exploitability"])
+    summary = {
+        "units": "match-win probability (player 0)",
+        "rules": rules_to_dict(rules), "algorithm": cfg.algorithm, "prunes": cfg.prunes,
+        "target": cfg.target, "target_met": all(c["target_met"] for c in cells),
+        "executor": executor, "seconds": seconds,
+        "cells_solved": len(cells), "cells_in_table": len(state.equity),
+        "match_exploitability": state.match_exploitability(start) if start in state.cells else worst[
+            "match_exploitability"],
+        "match_exploitability_at": "0x0 dealer 1 (the match's start)" if start in state.cells else
+        f"{worst['score0']}x{worst['score1']} dealer {worst['dealer']} (the worst solved cell)",
+        "max_cell_exploitability": max(c["exploitability"] for c in cells),
+        "start_equity": state.equity.value(*start) if state.equity.has(*start) else None,
+        "cells": cells,
+    }
+    write_json(out / "summary.json", summary)
+    return summary
+
+
+def heatmap(state: MatchState, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from solvers.storage import atomic_write
+
+    t = state.target
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5), constrained_layout=True)
+    for d, ax in enumerate(axes):
+        im = ax.imshow(state.equity.values[d], origin="lower", vmin=0, vmax=1, cmap="RdBu")
+        ax.set_title(f"player {d} deals")
+        ax.set_xlabel("player 1's score")
+        ax.set_ylabel("player 0's score")
+        ax.set_xticks(range(t))
+        ax.set_yticks(range(t))
+        for a in range(t):
+            for b in range(t):
+                v = state.equity.values[d, a, b]
+                if not np.isnan(v):
+                    txt = "1" if v >= 0.995 else ("0" if v < 0.005 else f"{v:.2f}"[1:])
+                    ax.text(b, a, txt, ha="center", va="center", fontsize=6)
+    fig.colorbar(im, ax=axes, label="P(player 0 wins the match)")
+    fig.suptitle("Match equity at the start of a hand (seat symmetry: E(a,b,d) = 1 - E(b,a,1-d))")
+    atomic_write(path, lambda p: fig.savefig(p, dpi=110, format="png"))
+    plt.close(fig)
+
+
+def run_match(cfg: MatchConfig, which, out: Path, *, executor: str = "local", workers: int = 2,
+              address: str | None = None, resume: bool = False, fresh: bool = False, progress: bool = True
+              ) -> tuple[MatchState, dict]:
+    """Claim ``out``, solve the cells, write the outputs; returns (state, summary)."""
+    from truco_lab.lab.cell import CellJob, CellResult
+
+    cells = select_cells(cfg.rules, which)
+    describe = {"kind": "match", "rules": rules_to_dict(cfg.rules), "prunes": cfg.prunes, "algorithm": cfg.algorithm}
+    claim(out, "match", cfg.key(), describe, resume=resume, fresh=fresh)
+    nclass = len(vira_classes(cfg.rules))
+    peaks = {r.cell: r.peak_gb for r in plan(cfg.rules, cells, cfg.prunes, cfg.target)}
+    ex = make_executor(executor, workers, address,
+                       memory_gb=lambda job: peaks.get((job.spec.score0, job.spec.score1, job.spec.dealer), 1.0))
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(cells) * nclass, unit="task", desc="match")
+
+    def on_job(job: CellJob, res: CellResult) -> None:
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(cell=job.spec.cell_name, expl=f"{res.exploitability:.2g}",
+                            it=res.iterations, refresh=False)
+
+    t0 = time.perf_counter()
+    try:
+        state = solve_match(cfg, cells, ex, out, on_job=on_job)
+    finally:
+        if bar is not None:
+            bar.close()
+        ex.close()
+    summary = write_outputs(cfg, state, out, time.perf_counter() - t0, executor)
+    return state, summary
+
+
+def main(args, rules: RuleSet) -> int:
+    cfg = MatchConfig(rules, prunes=ALL_PRUNES if args.prunes == "all" else 0, algorithm=args.algorithm,
+                      target=args.target_exploitability, max_iterations=args.max_iterations,
+                      check_every=args.check_every, table=not args.no_table, table_min_reach=args.table_min_reach,
+                      warm_start=not args.no_warm_start)
+    out = Path(args.out)
+    if args.plan:
+        print_plan(cfg, select_cells(rules, args.cells), args.workers)
+        return 0
+    state, summary = run_match(cfg, args.cells, out, executor=args.executor, workers=args.workers,
+                               address=args.ray_address, resume=args.resume, fresh=args.fresh,
+                               progress=not args.quiet)
+    print_row_table(state)
+    print(f"match exploitability {summary['match_exploitability']:.3e} (win probability, at "
+          f"{summary['match_exploitability_at']}); largest cell exploitability "
+          f"{summary['max_cell_exploitability']:.3e}; {summary['cells_solved']} cells solved in "
+          f"{summary['seconds']:.0f} s; written to {out}/equity.parquet, equity.png, summary.json")
+    if not summary["target_met"]:
+        print(f"truco-lab match: warning: some cells missed the target {cfg.target:g} within --max-iterations "
+              f"{cfg.max_iterations} (target_met in summary.json)", file=sys.stderr)
+        return 3
+    return 0
+
+
+def print_row_table(state: MatchState, file=sys.stdout) -> None:
+    """Equity of every solved cell (both seats), player 0's view."""
+    print(f"{'score0':>6} {'score1':>6} {'E(d=0)':>8} {'E(d=1)':>8}", file=file)
+    t = state.target
+    for a in range(t):
+        for b in range(t):
+            e = state.equity.values[:, a, b]
+            if not np.isnan(e).all():
+                f = [f"{x:8.4f}" if not np.isnan(x) else f"{'-':>8}" for x in e]
+                print(f"{a:>6} {b:>6} {f[0]} {f[1]}", file=file)

@@ -1,0 +1,122 @@
+"""Run folders: who owns an ``--out`` folder, and progress bars with an ETA.
+
+A run folder holds ``run.json`` naming the run (its kind and the stable hash
+of what it solves). A folder of another run is refused (``--fresh``
+overwrites it), so tables of two runs never mix; the same run is continued
+only with ``--resume``. Every check happens before any solving, including
+whether the folder is writable.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import shutil
+from pathlib import Path
+
+from solvers.storage import read_json, write_json
+
+OWNED = ("run.json", "summary.json", "equity.parquet", "equity.png", "checkpoints", "results", "cells")
+
+
+class RunError(ValueError):
+    """A run folder cannot be used as asked (one line, names the folder or option)."""
+
+
+def claim(out: Path, kind: str, key: str, describe: dict, *, resume: bool, fresh: bool) -> bool:
+    """Make ``out`` this run's folder. Returns True when an earlier part of this run is there.
+
+    Raises :class:`RunError` for: an unwritable folder, a folder of another run (without
+    ``fresh``), the same run without ``resume``, ``resume`` with nothing to resume, or a
+    corrupt ``run.json``.
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise RunError(f"--out {out} is a file, not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise RunError(f"--out {out} is not writable ({e.strerror or type(e).__name__})") from None
+    stamp = out / "run.json"
+    contents = [p for p in out.iterdir() if not p.name.startswith(".")]
+    if fresh and contents:
+        foreign = [p.name for p in contents if p.name not in OWNED and not p.name.endswith((".parquet", ".json"))]
+        if foreign:
+            raise RunError(f"--fresh: {out} holds files this tool did not write ({', '.join(sorted(foreign)[:3])}); "
+                           "choose another --out")
+        for p in contents:
+            shutil.rmtree(p) if p.is_dir() else p.unlink()
+        contents = []
+    if not contents:
+        if resume:
+            raise RunError(f"--resume: {out} holds no run to resume")
+        write_json(stamp, {"kind": kind, "key": key, "describe": describe,
+                           "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")})
+        return False
+    if not stamp.exists():
+        raise RunError(f"--out {out} is not empty and holds no run.json (another tool's files or an older "
+                       "version's run): choose another --out, or --fresh to overwrite")
+    try:
+        old = read_json(stamp, "run file")
+    except ValueError as e:
+        raise RunError(f"{e}: choose another --out, or --fresh to overwrite") from None
+    if old.get("kind") != kind or old.get("key") != key:
+        diff = _difference(old.get("describe", {}), describe)
+        raise RunError(f"--out {out} holds another run ({old.get('kind')}, {diff}): choose another --out, "
+                       "or --fresh to overwrite it")
+    if not resume:
+        raise RunError(f"--out {out} holds this run already: add --resume to continue it (finished cells are "
+                       "reported again), or --fresh to start over")
+    return True
+
+
+def _difference(old: dict, new: dict) -> str:
+    keys = [k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
+    if not keys:
+        return "different options"
+    k = keys[0]
+    return f"{k} {old.get(k)!r} there, {new.get(k)!r} now"
+
+
+class Progress:
+    """A tqdm bar for one solve: iterations, speed, last exploitability, memory, and an ETA
+    extrapolated from the exploitability's decay when a target is set."""
+
+    def __init__(self, desc: str, target: float | None = None, total: int | None = None,
+                 enabled: bool = True) -> None:
+        self.target = target
+        self.bar = None
+        self.points: list[tuple[int, float]] = []
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="it", desc=desc, leave=True)
+
+    def __call__(self, info: dict) -> None:
+        if self.bar is None:
+            return
+        self.bar.n = info["iteration"]
+        e = info.get("exploitability")
+        if e is not None:
+            self.points.append((info["iteration"], e))
+            self.bar.set_postfix(expl=f"{e:.3g}", rss=f"{info['rss_gb']:.2f}GB", refresh=False)
+            if self.target is not None and len(self.points) >= 2:
+                self.bar.total = self._eta_total()
+        self.bar.refresh()
+
+    def _eta_total(self) -> int | None:
+        """Iterations to the target if exploitability keeps decaying like a power of T."""
+        (t1, e1), (t2, e2) = self.points[-2], self.points[-1]
+        if e2 <= self.target:
+            return t2
+        if not (e1 > e2 > 0 and t2 > t1 > 0):
+            return None
+        k = math.log(e1 / e2) / math.log(t2 / t1)
+        return int(t2 * (e2 / self.target) ** (1 / k)) + 1 if k > 0 else None
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
