@@ -69,11 +69,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target-exploitability", type=float, default=1e-3, help="win probability (default 1e-3)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--fresh", action="store_true", help="start over in --out")
+    ap.add_argument("--ranks", default=PAULISTA.ranks, help="deck ranks (small variants, e.g. for tests)")
+    ap.add_argument("--suits", default=PAULISTA.suits, help="deck suits (small variants)")
+    ap.add_argument("--max-stake", type=int, default=12, help="top of the raise ladder (small variants)")
     ap.add_argument("-q", "--quiet", action="store_true")
     args = ap.parse_args(argv)
+    rules = PAULISTA.with_deck(args.ranks, args.suits).with_max_stake(args.max_stake)
     out = Path(args.out)
     t0 = time.perf_counter()
-    cfg = MatchConfig(PAULISTA, target=args.target_exploitability)
+    cfg = MatchConfig(rules, target=args.target_exploitability)
     resume = (out / "run.json").exists() and not args.fresh
     try:
         state, summary = run_match(cfg, "eleven", out, workers=args.workers, resume=resume, fresh=args.fresh,
@@ -81,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     except (RunError, CellError) as e:
         print(f"eleven_row: error: {e}", file=sys.stderr)
         return 2
-    t = PAULISTA.target
+    t = rules.target
     print()
     print("The eleven row: player 0's match-win probability E at the start of the hand")
     print(f"{'score':>7} {'E(p0 deals)':>12} {'E(p1 deals)':>12}   {'score':>7} {'E(p0 deals)':>12} {'E(p1 deals)':>12}")
@@ -92,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print("Player on 11: P(accept the hand of eleven) by hand-strength quintile (deal-weighted, both dealers)")
     print(f"{'opp':>4} " + " ".join(f"{q:>9}" for q in QUINTILES))
-    acc = accept_by_strength(out)
+    acc = accept_by_strength(out, rules)
     for opp, row in acc.items():
         print(f"{opp:>4} " + " ".join(f"{x:>9.3f}" for x in row))
     print()

@@ -252,7 +252,8 @@ def run(solver, iterations: int | None, target_exploitability: float | None = No
                 it = solver.iteration
                 step = iterations - it if iterations is not None else check_every
                 if watching:
-                    step = min(step, check_every - it % check_every)
+                    ce = check_interval(it, check_every)
+                    step = min(step, ce - it % ce)
                 if ckpt is not None:
                     step = min(step, checkpoint_every - it % checkpoint_every)
                 if slow:
@@ -266,7 +267,7 @@ def run(solver, iterations: int | None, target_exploitability: float | None = No
                 if ckpt is not None and solver.iteration % checkpoint_every == 0:
                     save()
                 checked = False
-                if solver.iteration % check_every == 0 and watching:
+                if watching and solver.iteration % check_interval(solver.iteration - 1, check_every) == 0:
                     expl = solver.exploitability()
                     checked = True
                     history.append((solver.iteration, expl, time.perf_counter() - t0))
@@ -288,6 +289,17 @@ def run(solver, iterations: int | None, target_exploitability: float | None = No
     else:
         expl = history[-1][1]
     return expl, history
+
+
+def check_interval(iteration: int, check_every: int) -> int:
+    """Iterations between exploitability checks after ``iteration``: ``check_every`` for the first
+    ten checks, then doubling each time the iteration count doubles, so checks cost a bounded share
+    of a long run. A pure function of the iteration, so a resumed run checks (and stops) exactly
+    where an uninterrupted one does."""
+    k = check_every
+    while iteration >= 10 * k:
+        k *= 2
+    return k
 
 
 def solver_is_slow(solver) -> bool:
@@ -317,7 +329,7 @@ def load_checkpoint(solver, path: str | Path, key: str | None = None) -> None:
         raise ValueError(f"checkpoint {path} does not exist") from None
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as e:
         raise ValueError(f"checkpoint {path} is unreadable ({type(e).__name__}): delete it or run with --fresh") from None
-    need = {"regrets", "ssum", "pred", "iteration", "algorithm", "shape"}
+    need = {"parts"} if "parts" in data else {"regrets", "ssum", "pred", "iteration", "algorithm", "shape"}
     if not need <= set(data):
         raise ValueError(f"checkpoint {path} is not a solver checkpoint (missing {', '.join(sorted(need - set(data)))})")
     if key is not None and "meta/key" in data and str(data["meta/key"]) != key:

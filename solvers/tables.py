@@ -181,6 +181,16 @@ class StrategyTable:
     def __len__(self) -> int:
         return len(self.df)
 
+    def describe(self) -> pd.DataFrame:
+        """What every column means (units and perspective included), from the file's metadata."""
+        meta = self.metadata if "parts" not in self.metadata else self.metadata["parts"][0]
+        doc = dict(COLUMN_DOC, **meta.get("columns", {}))
+        units = meta.get("units", "points per hand (player 0)")
+        rows = [{"column": c, "meaning": doc.get(c, ""), "dtype": str(self.df[c].dtype)} for c in self.df.columns]
+        out = pd.DataFrame(rows).set_index("column")
+        out.attrs["units"] = units
+        return out
+
     def filter(self, **equal) -> StrategyTable:
         """Rows whose columns equal the given values (a list/tuple/set value means "any of")."""
         mask = np.ones(len(self.df), bool)

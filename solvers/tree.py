@@ -197,8 +197,8 @@ class VectorTree:
     node_list: np.ndarray  # int32 [N, 2]
     node_len: np.ndarray  # int32 [N, 2]
     node_infoset: np.ndarray  # int32 [N], -1 at terminals
-    infoset_offset: np.ndarray  # int64 [M]
-    infoset_nact: np.ndarray  # int32 [M]
+    infoset_offset: np.ndarray  # int32 [M] (int64 past 2**31 slots)
+    infoset_nact: np.ndarray  # int8 [M]
     entry_child: np.ndarray  # int32 [S]
     elem_hand: np.ndarray  # int16 [E]
     deal_weight: np.ndarray  # float64 [H, H]
@@ -214,6 +214,32 @@ class VectorTree:
     node_outcome: np.ndarray | None = None  # int16 [N]: outcome code at terminals, -1 elsewhere
     source: TreeSource | None = None
     meta: dict = field(default_factory=dict)  # plain data for the source (no callables)
+
+    NAVIGATION = ("node_parent", "node_action", "node_child", "node_nchild", "entry_action", "elem_entry")
+
+    def offload_navigation(self, folder: str | None = None) -> int:
+        """Move the navigation/label arrays (which the kernels never read) out of memory: each is
+        written to a file, mapped read-only and the file unlinked, so its pages are file-backed and
+        the kernel may drop them under pressure; labels and lookups still read them. Returns the
+        bytes moved."""
+        import os
+        import tempfile
+
+        moved = 0
+        d = folder or tempfile.gettempdir()
+        for name in self.NAVIGATION:
+            a = getattr(self, name)
+            if a is None or isinstance(a, np.memmap) or a.nbytes < (1 << 20):
+                continue
+            fd, path = tempfile.mkstemp(prefix=f"truco-{name}-", suffix=".npy", dir=d)
+            os.close(fd)
+            try:
+                np.save(path, a)
+                setattr(self, name, np.load(path, mmap_mode="r"))
+            finally:
+                os.unlink(path)  # the mapping stays valid; the disk space is freed when it is dropped
+            moved += a.nbytes
+        return moved
 
     def set_payoff(self, utility_by_outcome: np.ndarray) -> None:
         """Set every terminal's utility (player 0's) from its outcome code: one built tree

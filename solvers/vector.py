@@ -179,7 +179,9 @@ class VectorSolver(SolverState):
         self.ssum = np.zeros(s, np.float32)
         self.pred = np.zeros(s if algorithm == "pcfr+" else 1, np.float32)
         self._strat = np.zeros(s, np.float32)
-        self._reach = np.zeros(tree.num_elements, np.float64)
+        # own reach is a product of float32 probabilities: float32 loses nothing; values accumulate
+        # many terms (and certify), so they stay float64
+        self._reach = np.zeros(tree.num_elements, np.float32)
         self._value = np.zeros(tree.num_elements, np.float64)
 
     # ---- kernels ------------------------------------------------------

@@ -80,6 +80,7 @@ def test_lp_reference_reproduces_kuhn():
     assert abs(lp_value(pyspiel.load_game("kuhn_poker")) - (-1 / 18)) < 1e-9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("max_stake", "dealer"), [(3, 0), (1, 1)])
 def test_native_value_matches_the_exact_lp_on_the_tiny_variant(max_stake, dealer):
     """ranks=7QJKA23, suits=c: the issue's max_stake=3 walk (517,111 nodes, ~30 s) and max_stake=1 (~4 s)."""

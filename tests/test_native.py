@@ -69,6 +69,7 @@ def test_deal_weights_match_brute_force_card_counting():
         assert np.allclose(deal_weights(vc.multiplicity, t.meta["hands"]).sum(), 1.0)
 
 
+@pytest.mark.slow
 def test_native_and_generic_trees_give_the_same_value_on_the_tiny_variant():
     """ranks=7QJKA23, suits=c, max_stake=3: the issue's check (generic walk ~40 s)."""
     g = pyspiel.load_game("truco_paulista", {**TINY3, "dealer": 0})
@@ -79,6 +80,7 @@ def test_native_and_generic_trees_give_the_same_value_on_the_tiny_variant():
     _agree(native, generic)
 
 
+@pytest.mark.slow
 def test_native_quotient_agrees_with_generic_with_two_suits():
     """Suit isomorphism, vira classes and card removal with repeated levels (2 copies, 2 manilhas)."""
     g = pyspiel.load_game("truco_paulista", {**TWO_SUITS, "dealer": 1})
@@ -88,6 +90,7 @@ def test_native_quotient_agrees_with_generic_with_two_suits():
     _agree(native, generic)
 
 
+@pytest.mark.slow
 def test_openspiel_certifies_our_exported_policy():
     """With prunes off the native tree is the whole game: OpenSpiel's exploitability and
     value of our exported policy equal ours, and bracket the game value."""
@@ -103,6 +106,7 @@ def test_openspiel_certifies_our_exported_policy():
     _agree(r, generic)
 
 
+@pytest.mark.slow
 def test_exported_policy_of_a_pruned_solve_covers_the_game():
     g = pyspiel.load_game("truco_paulista", {**TINY1, "dealer": 1})
     r = solve(g, algorithm="dcfr", iterations=100)

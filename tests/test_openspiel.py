@@ -143,6 +143,7 @@ def test_match_alternates_the_deal_and_returns_plus_minus_one():
         assert all(max(score) < 12 for _, score, _, _ in s.past)  # every hand started below 12
 
 
+@pytest.mark.slow
 def test_cpp_cfr_and_exploitability_run_on_a_tiny_variant():
     """OpenSpiel's C++ CFR+ and exploitability on a 7-card deck (one suit, no raises)."""
     g = pyspiel.load_game("truco_paulista", TINY)

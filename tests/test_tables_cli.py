@@ -139,18 +139,18 @@ def test_table_filters_and_aggregate_view():
 
 
 def test_quickstart_notebook_runs_on_a_small_solve(tmp_path, monkeypatch):
-    """The notebook reads results/11x11 by default; here a 3-iteration solve of one vira class."""
+    """The notebook reads results/eleven by default; here the eleven row of a small deck."""
     nbformat = pytest.importorskip("nbformat")
     from nbclient import NotebookClient
 
     sys.path.insert(0, str(ROOT / "experiments"))
     try:
-        import eleven_eleven
+        import eleven_row
     finally:
         sys.path.pop(0)
-    res = tmp_path / "11x11"
-    assert eleven_eleven.main(["--out", str(res), "--vira", "4d", "--iterations", "3", "-q"]) == 0
-    assert (res / "dealer_edge.json").exists()
+    res = tmp_path / "eleven"
+    assert eleven_row.main(["--out", str(res), *SMALL, "-q"]) == 0
+    assert (res / "equity.parquet").exists()
     monkeypatch.setenv("TRUCO_RESULTS", str(res))
     nb = nbformat.read(ROOT / "notebooks" / "01_quickstart.ipynb", as_version=4)
     NotebookClient(nb, timeout=600, kernel_name="python3",

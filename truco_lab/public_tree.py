@@ -512,13 +512,23 @@ def build_cell(rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, deal
     hands, packed = _hands(vc.multiplicity)
     root = np.zeros(E.STATE_SIZE, np.int32)
     E.new_hand(root, r, dealer, score0, score1, np.full(6, -1, np.int32), vc.vira)
-    arrs = _build(r, root, lvl_cards, card_level, packed, nlev, prunes)
+    arrs = list(_build(r, root, lvl_cards, card_level, packed, nlev, prunes))
+    # The builder returns views of grown buffers: copy each to its size (freeing the slack, one array
+    # at a time) and narrow what fits: slot offsets to int32 below 2**31 slots, action counts to int8.
+    nslots = arrs[13].shape[0]
+    narrow = {11: np.int32 if nslots < 2**31 - 1 else np.int64, 12: np.int8}
+    for i in range(len(arrs)):
+        a = arrs[i]
+        arrs[i] = None
+        arrs[i] = a.astype(narrow.get(i, a.dtype), copy=True)
+        del a
     (actor, outc, parent, paction, ls0, ls1, ln0, ln1, info, child, nchild, ioff, inact, echild, eaction,
      ehand, eentry) = arrs
+    del arrs
     tree = VectorTree(
         node_actor=actor, node_util=np.zeros(actor.shape[0]), node_list=np.stack([ls0, ls1], axis=1),
         node_len=np.stack([ln0, ln1], axis=1), node_infoset=info,
-        infoset_offset=ioff, infoset_nact=inact.astype(np.int32), entry_child=echild, elem_hand=ehand,
+        infoset_offset=ioff, infoset_nact=inact, entry_child=echild, elem_hand=ehand,
         deal_weight=deal_weights(vc.multiplicity, hands), num_hands=len(hands),
         node_parent=parent, node_action=paction, node_child=child, node_nchild=nchild,
         entry_action=eaction, elem_entry=eentry, node_outcome=outc,

@@ -14,6 +14,7 @@ summaries are the caller's, written by one writer.
 
 from __future__ import annotations
 
+import datetime
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
@@ -34,6 +35,8 @@ from truco_lab.public_tree import (
     vira_class_at,
 )
 from truco_lab.rules import RuleSet
+
+OFFLOAD_SLOTS = 2_000_000  # trees bigger than this keep navigation arrays memory-mapped, not resident
 
 
 class CellError(ValueError):
@@ -253,7 +256,10 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     spec = job.spec
     res_path = job.path("result")
     if res_path is not None and res_path.exists():
-        old = CellResult.from_dict(read_json(res_path, "cell result"))
+        try:
+            old = CellResult.from_dict(read_json(res_path, "cell result"))
+        except (ValueError, TypeError) as e:
+            raise CellError(f"{e}: delete it to solve the cell again") from None
         if old.key == job.key and job.stop.met(old.iterations, old.exploitability) and (
                 old.table is None or not job.table or Path(old.table).exists()) and (
                 job.br_utilities is None or old.br_key == stable_hash(job.br_utilities)):
@@ -265,6 +271,8 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     tree = cache.get(spec) if cache is not None else None
     if tree is None:
         tree = spec.build()
+        if tree.num_slots > OFFLOAD_SLOTS:
+            tree.offload_navigation()  # kernels never read it; tables read it back from the mapping
         if cache is not None:
             cache.put(spec, tree)
     else:
@@ -317,7 +325,8 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
         from solvers.tables import write_table
 
         meta = dict(tree.source.metadata(), algorithm=spec.algorithm, iterations=result.iterations,
-                    exploitability=expl, game_value=value, key=job.key, version=_version())
+                    exploitability=expl, game_value=value, key=job.key, version=_version(),
+                    date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
         path, rows, dropped = write_table(solver, job.path("table"), meta, min_reach=job.table_min_reach)
         result.table, result.rows, result.rows_dropped = str(path), rows, dropped
     result.peak_memory_gb = peak_rss_gb()

@@ -32,8 +32,9 @@ from truco_lab.public_tree import ALL_PRUNES, rules_to_dict, vira_classes
 from truco_lab.rules import RuleSet
 
 
-def print_plan(cfg: MatchConfig, cells, workers: int, file=sys.stdout) -> dict:
+def print_plan(cfg: MatchConfig, cells, workers: int, file=None) -> dict:
     """The plan table and its totals (also returned)."""
+    file = file or sys.stdout
     rows = plan(cfg.rules, cells, cfg.prunes, cfg.target)
     print(f"{'cell':>10} {'ladder':>14} {'classes':>7} {'peak/task':>10} {'CPU-h':>9}", file=file)
     for r in rows:
@@ -169,8 +170,9 @@ def main(args, rules: RuleSet) -> int:
     return 0
 
 
-def print_row_table(state: MatchState, file=sys.stdout) -> None:
+def print_row_table(state: MatchState, file=None) -> None:
     """Equity of every solved cell (both seats), player 0's view."""
+    file = file or sys.stdout
     print(f"{'score0':>6} {'score1':>6} {'E(d=0)':>8} {'E(d=1)':>8}", file=file)
     t = state.target
     for a in range(t):

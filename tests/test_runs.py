@@ -1,0 +1,185 @@
+"""Runs survive what users do to them: re-runs, resumes into the wrong folder, corrupt files, signals."""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solvers.tables import StrategyTable
+from truco_lab.cli import main
+
+SMALL = ["--ranks", "7QJKA23", "--suits", "c", "--max-stake", "3"]
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def solve_args(out, *extra, score="3,5", algorithm="dcfr"):
+    return ["solve", "--score", score, "--dealer", "0", "--vira", "all", "--algorithm", algorithm, *SMALL,
+            "--out", str(out), "-q", *extra]
+
+
+def one_error_line(capsys, code_expected, argv, *named):
+    try:
+        code = main(argv)
+    except SystemExit as e:  # argparse's own errors
+        code = e.code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == code_expected, err
+    assert len(err) == 1, err
+    for n in named:
+        assert n in err[0], err
+    return err[0]
+
+
+def test_rerunning_a_finished_run_reports_it_again(tmp_path, capsys):
+    out = tmp_path / "r"
+    assert main(solve_args(out, "--target-exploitability", "1e-3")) == 0
+    first = json.loads((out / "summary.json").read_text())
+    assert first["target_met"] and first["target"] == 1e-3
+    assert all(c["history"] and len(c["history"][0]) == 3 for c in first["cells"])  # iteration, expl, seconds
+    assert main(solve_args(out, "--target-exploitability", "1e-3", "--resume")) == 0  # no KeyError, no crash
+    again = json.loads((out / "summary.json").read_text())
+    assert all(c["reused"] for c in again["cells"])
+    assert again["game_value"] == first["game_value"]
+    # the same command without --resume refuses instead of silently replacing part of the run
+    one_error_line(capsys, 2, solve_args(out, "--target-exploitability", "1e-3"), "--resume", str(out))
+    assert len(StrategyTable.load(out).df) == sum(c["rows"] for c in first["cells"])
+
+
+def test_another_run_in_the_folder_is_refused_unless_fresh(tmp_path, capsys):
+    out = tmp_path / "r"
+    assert main(solve_args(out, "--iterations", "5")) == 0
+    before = sorted(p.name for p in out.rglob("*"))
+    one_error_line(capsys, 2, solve_args(out, "--iterations", "5", "--resume", score="4,5"), "another run", "score")
+    one_error_line(capsys, 2, solve_args(out, "--iterations", "5", "--resume", algorithm="cfr+"), "algorithm")
+    one_error_line(capsys, 2, [*solve_args(out, "--iterations", "5", "--resume"), "--prunes", "none"], "prunes")
+    assert sorted(p.name for p in out.rglob("*")) == before  # files left as they were
+    assert main(solve_args(out, "--iterations", "5", "--fresh", score="4,5")) == 0
+    t = StrategyTable.load(out)
+    assert set(t.df["score0"].unique()) == {4}  # nothing stale mixed in
+
+
+def test_unwritable_out_fails_before_solving(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    t = time.perf_counter()
+    one_error_line(capsys, 2, solve_args(blocker / "sub", "--iterations", "100000"), "--out")
+    assert time.perf_counter() - t < 10
+
+
+@pytest.mark.parametrize("damage", ["truncate", "empty", "random"])
+def test_damaged_checkpoint_gets_one_line_and_is_left_alone(tmp_path, capsys, damage):
+    out = tmp_path / "r"
+    assert main(solve_args(out, "--iterations", "10", "--checkpoint-every", "5")) == 0
+    ck = sorted((out / "checkpoints").glob("*.npz"))[0]
+    data = ck.read_bytes()
+    bad = {"truncate": data[: len(data) // 2], "empty": b"", "random": np.random.default_rng(0).bytes(4000)}[damage]
+    ck.write_bytes(bad)
+    for r in (out / "results").glob("*.json"):
+        r.unlink()  # force the cell to be continued from its checkpoint
+    one_error_line(capsys, 2, solve_args(out, "--iterations", "20", "--resume"), ck.name)
+    assert ck.read_bytes() == bad
+
+
+def test_corrupt_result_and_summary_files(tmp_path, capsys):
+    out = tmp_path / "r"
+    assert main(solve_args(out, "--iterations", "5")) == 0
+    res = sorted((out / "results").glob("*.json"))[0]
+    res.write_text("{not json")
+    one_error_line(capsys, 2, solve_args(out, "--iterations", "5", "--resume"), res.name)
+    res.unlink()
+    (out / "summary.json").write_text("garbage")  # an output only: a resume rewrites it
+    assert main(solve_args(out, "--iterations", "5", "--resume")) == 0
+    assert json.loads((out / "summary.json").read_text())["iterations"] == 5
+    (out / "run.json").write_text("")
+    one_error_line(capsys, 2, solve_args(out, "--iterations", "5", "--resume"), "run.json")
+
+
+def test_missed_target_is_recorded_warned_and_nonzero(tmp_path, capsys):
+    out = tmp_path / "r"
+    code = main(solve_args(out, "--target-exploitability", "1e-9", "--max-iterations", "10"))
+    assert code == 3
+    err = capsys.readouterr().err
+    assert "not reached" in err
+    s = json.loads((out / "summary.json").read_text())
+    assert s["target"] == 1e-9 and s["target_met"] is False
+    assert all(c["iterations"] == 10 for c in s["cells"])
+
+
+def test_table_options(tmp_path):
+    out = tmp_path / "r"
+    assert main(solve_args(out, "--iterations", "30", "--table-min-reach", "0.01")) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert all(c["rows_dropped"] > 0 for c in s["cells"])
+    t = StrategyTable.load(out)
+    assert (t.df["reach"] >= 0.01).all()
+    assert "columns" in t.metadata and "action_value" in t.metadata["columns"]
+    out2 = tmp_path / "n"
+    assert main(solve_args(out2, "--iterations", "5", "--no-table")) == 0
+    assert not list(out2.glob("*.parquet"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_saves_whole_iterations_and_resume_is_bit_identical(tmp_path, sig):
+    mid = ["--ranks", "QJKA23", "--suits", "cd", "--max-stake", "6"]
+    base = ["solve", "--score", "0,0", "--dealer", "1", "--vira", "Qc", *mid, "-q", "--checkpoint-every", "1000"]
+    cmd = [sys.executable, "-m", "truco_lab.cli"]
+    ref = tmp_path / "ref"
+    assert subprocess.run([*cmd, *base, "--out", str(ref), "--iterations", "60"], cwd=ROOT).returncode == 0
+    run = tmp_path / "run"
+    p = subprocess.Popen([*cmd, *base, "--out", str(run), "--iterations", "60"], cwd=ROOT, stderr=subprocess.PIPE,
+                         text=True)
+    time.sleep(8)  # compiled and iterating
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 130, err
+    assert "--resume" in err
+    ck = next((run / "checkpoints").glob("*.npz"))
+    with np.load(ck) as d:
+        stopped = int(d["iteration"])
+    assert 0 < stopped < 60
+    assert subprocess.run([*cmd, *base, "--out", str(run), "--iterations", "60", "--resume"], cwd=ROOT).returncode == 0
+    with np.load(next((ref / "checkpoints").glob("*.npz"))) as a, np.load(ck) as b:
+        assert int(a["iteration"]) == int(b["iteration"]) == 60
+        assert np.array_equal(a["regrets"], b["regrets"]) and np.array_equal(a["ssum"], b["ssum"])
+
+
+def test_match_cli_plan_and_bad_arguments(tmp_path, capsys):
+    out = tmp_path / "m"
+    assert main(["match", "--out", str(out), "--plan", "--cells", "all"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert "CPU-hours" in lines[-1] and len(lines) == 1 + 144 + 1
+    assert any("1-3-6-9-12" in x for x in lines) and any(" 3 " in x and "11x" in x for x in lines)
+    assert not out.exists()  # --plan solves and writes nothing
+    one_error_line(capsys, 2, ["match", "--out", str(out), "--cells", "12,0"], "--cells")
+    one_error_line(capsys, 2, ["match", "--out", str(out), "--workers", "0"], "--workers")
+    one_error_line(capsys, 2, ["match", "--out", str(out), "--executor", "spark"], "--executor")
+    one_error_line(capsys, 2, ["match", "--out", str(out), "--ranks", "7Z"], "ranks")
+
+
+def test_match_cli_runs_resumes_and_writes_its_outputs(tmp_path, capsys):
+    out = tmp_path / "m"
+    argv = ["match", "--out", str(out), "--cells", "eleven", "--workers", "1", "-q", *SMALL,
+            "--target-exploitability", "1e-3"]
+    assert main(argv) == 0
+    import pandas as pd
+
+    eq = pd.read_parquet(out / "equity.parquet")
+    assert list(eq.columns) == ["score0", "score1", "dealer", "equity", "exploitability", "iterations", "seconds",
+                                "peak_memory_gb"]
+    assert len(eq) == 46 and ((eq["equity"] >= 0) & (eq["equity"] <= 1)).all()
+    assert (out / "equity.png").read_bytes()[:4] == b"\x89PNG"
+    s = json.loads((out / "summary.json").read_text())
+    assert s["match_exploitability"] >= 0 and s["cells_solved"] == 23
+    tables = StrategyTable.load(out / "cells" / "s10-11_d0")
+    assert set(tables.df["score0"].unique()) == {10}
+    assert "match exploitability" in capsys.readouterr().out
+    one_error_line(capsys, 2, argv, "--resume")
+    assert main([*argv, "--resume"]) == 0
+    again = json.loads((out / "summary.json").read_text())
+    assert again["match_exploitability"] == s["match_exploitability"]
