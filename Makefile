@@ -5,15 +5,16 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.venv/numba-cache
 
-.PHONY: setup test solve bench lint spec-check clean
+.PHONY: setup test test-fast solve bench lint spec-check clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Reinstall only when the pinned dependencies (pyproject.toml) change.
+# Reinstall only when the pinned dependencies (pyproject.toml) change. Ray is the optional extra 'ray'
+# (the grid on a cluster); make solve and make test install it so the Ray tests run.
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,ray]'
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -21,6 +22,11 @@ setup: $(STAMP)
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
+
+# The inner loop: everything but the tests marked slow (under two minutes).
+test-fast: setup
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q -m "not slow"
 
 # The default main job: the eleven row in match equity, both dealers, to exploitability <= 1e-3 (resumable).
 solve: setup

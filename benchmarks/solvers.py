@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
 import time
@@ -46,15 +45,21 @@ def leduc() -> None:
     print(f"speed-up: {theirs / ours:.1f}x", flush=True)
 
 
-def one_cell(score0: int, score1: int, dealer: int, vira: int, iterations: int, algorithm: str) -> dict:
-    """Build and time one cell in this process; returns the figures."""
+def one_cell(score0: int, score1: int, dealer: int, vira: int, iterations: int, algorithm: str,
+             converge: list[float]) -> dict:
+    """Build and time one cell in this process (navigation arrays memory-mapped, as run_cell does);
+    with ``converge``, iterate on until each exploitability target (points per hand) is met."""
+    from solvers.api import check_interval
+    from solvers.storage import peak_rss_gb
     from solvers.vector import VectorSolver
     from truco_lab.public_tree import build_cell
     from truco_lab.rules import PAULISTA
 
     t = time.perf_counter()
     tree = build_cell(PAULISTA, score0, score1, dealer, vira)
+    tree.offload_navigation()
     build = time.perf_counter() - t
+    build_peak = peak_rss_gb()
     s = VectorSolver(tree, algorithm)
     s.iterate(1)  # first iteration includes numba dispatch
     t = time.perf_counter()
@@ -63,6 +68,13 @@ def one_cell(score0: int, score1: int, dealer: int, vira: int, iterations: int, 
     t = time.perf_counter()
     expl = s.exploitability()
     br = time.perf_counter() - t
+    reached = {}
+    for target in sorted(converge, reverse=True):
+        while expl > target and s.iteration < 5000:
+            ce = check_interval(s.iteration, 5)
+            s.iterate(ce - s.iteration % ce)
+            expl = s.exploitability()
+        reached[str(target)] = s.iteration
     state = s.regrets.nbytes + s.ssum.nbytes + (s.pred.nbytes if s.pred.size > 1 else 0)
     return {
         "cell": f"{score0}x{score1} dealer {dealer} vira class {vira}", "nodes": tree.num_nodes,
@@ -70,39 +82,48 @@ def one_cell(score0: int, score1: int, dealer: int, vira: int, iterations: int, 
         "exploitability_s": br, "exploitability": expl, "iterations": s.iteration,
         "bytes_per_entry_state": state / tree.num_slots,
         "bytes_per_entry_total": (s.nbytes() + tree.nbytes()) / tree.num_slots,
-        "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
+        "build_peak_gb": build_peak, "peak_gb": peak_rss_gb(),
+        "peak_bytes_per_entry": peak_rss_gb() * 2**30 / tree.num_slots, "iterations_to": reached,
     }
 
 
 def print_cell(f: dict) -> None:
+    conv = ", ".join(f"{n} it to {k}" for k, n in f["iterations_to"].items())
     print(f"{f['cell']}: {f['infosets']:,} infosets, {f['entries']:,} entries, {f['nodes']:,} public nodes; "
           f"build {f['build_s']:.1f} s; {f['s_per_iteration']:.3f} s/iteration; best response {f['exploitability_s']:.2f} s; "
-          f"{f['bytes_per_entry_state']:.0f} B/entry solver state, {f['bytes_per_entry_total']:.0f} B/entry all in; "
-          f"peak {f['peak_gb']:.2f} GB; exploitability {f['exploitability']:.2e} after {f['iterations']} it", flush=True)
+          f"{f['bytes_per_entry_state']:.0f} B/entry solver state, {f['bytes_per_entry_total']:.0f} B/entry kernels all in, "
+          f"{f['peak_bytes_per_entry']:.0f} B/entry at peak; peak {f['peak_gb']:.2f} GB (build {f['build_peak_gb']:.2f}); "
+          f"exploitability {f['exploitability']:.2e} after {f['iterations']} it" + (f"; {conv}" if conv else ""),
+          flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="solver speed and memory")
-    ap.add_argument("--cells", nargs="*", default=["11,11"], help="scores A,B of cells to time (default 11,11)")
+    ap.add_argument("--cells", nargs="*", default=["11,11"], help="scores A,B of cells to time (default 11,11); "
+                    "'tiers' = 11,11 10,10 7,7 4,4")
     ap.add_argument("--vira", type=int, default=0, help="vira class (0..8)")
     ap.add_argument("--dealer", type=int, default=0)
     ap.add_argument("--iterations", type=int, default=10, help="timed iterations per cell")
     ap.add_argument("--algorithm", default="dcfr")
+    ap.add_argument("--converge", type=float, nargs="*", default=[],
+                    help="also iterate each cell to these exploitabilities (points/hand), e.g. 1e-3 2.5e-4")
     ap.add_argument("--no-leduc", action="store_true")
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: time one cell, print JSON
     args = ap.parse_args(argv)
     if args.one:
         a, b = (int(x) for x in args.one.split(","))
-        print(json.dumps(one_cell(a, b, args.dealer, args.vira, args.iterations, args.algorithm)))
+        print(json.dumps(one_cell(a, b, args.dealer, args.vira, args.iterations, args.algorithm, args.converge)))
         return
     if not args.no_leduc:
         leduc()
-    for cell in args.cells:
+    cells = ["11,11", "10,10", "7,7", "4,4"] if args.cells == ["tiers"] else args.cells
+    for cell in cells:
         p = subprocess.run([sys.executable, __file__, "--one", cell, "--vira", str(args.vira), "--dealer",
-                            str(args.dealer), "--iterations", str(args.iterations), "--algorithm", args.algorithm],
-                           capture_output=True, text=True)
+                            str(args.dealer), "--iterations", str(args.iterations), "--algorithm", args.algorithm,
+                            "--converge", *map(str, args.converge)], capture_output=True, text=True)
         if p.returncode != 0:
-            print(f"cell {cell}: failed\n{p.stderr[-2000:]}")
+            why = "killed (out of memory?)" if p.returncode < 0 else p.stderr.strip().splitlines()[-1:]
+            print(f"cell {cell}: failed: {why}", flush=True)
             continue
         print_cell(json.loads(p.stdout.strip().splitlines()[-1]))
 

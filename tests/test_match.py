@@ -166,7 +166,7 @@ def test_monte_carlo_self_play_agrees_with_the_starting_equity(grid):
         acts = list(probs)
         return rng.choices(acts, [probs[a] for a in acts])[0]
 
-    wins = _play(game, choose, 3000, seed=7)
+    wins = _play(game, choose, 2000, seed=7)
     se = math.sqrt(wins.var() / len(wins))
     assert abs(wins.mean() - state.equity.value(0, 0, 1)) < 3 * se, (wins.mean(), state.equity.value(0, 0, 1), se)
 
@@ -185,7 +185,7 @@ def test_best_response_bot_wins_at_the_certified_rate(grid, br_player):
         acts = list(probs)
         return rng.choices(acts, [probs[a] for a in acts])[0]
 
-    wins = _play(game, choose, 3000, seed=11 + br_player)
+    wins = _play(game, choose, 2000, seed=11 + br_player)
     rate = wins.mean() if br_player == 0 else 1 - wins.mean()
     want = state.br_value(br_player, 0, 0, 1)
     se = math.sqrt(rate * (1 - rate) / len(wins))

@@ -259,6 +259,18 @@ def _prob(text: str) -> float:
     return v
 
 
+def _sigterm_as_interrupt() -> None:
+    """A cluster's preemption (SIGTERM) is handled like Ctrl-C: checkpoint, one line, exit 130."""
+    import signal
+    import threading
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, handler)
+
+
 def main(argv: list[str] | None = None) -> int:
     from solvers.cfr import ALGORITHMS
 
@@ -330,7 +342,12 @@ def main(argv: list[str] | None = None) -> int:
     ma.set_defaults(func=cmd_match)
 
     args = p.parse_args(argv)
-    return args.func(args)
+    _sigterm_as_interrupt()
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print(f"\ntruco-lab {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ Value-preserving prunes (each a flag, each tested to leave the value unchanged):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from math import comb
 
 import numba as nb
@@ -70,6 +71,7 @@ class ViraClass:
         return card_str(self.vira)
 
 
+@lru_cache(maxsize=256)
 def _levels(rules: RuleSet, vira: int) -> tuple[tuple[int, ...], ...]:
     from truco_lab.cards import RANKS
 
@@ -84,6 +86,11 @@ def _levels(rules: RuleSet, vira: int) -> tuple[tuple[int, ...], ...]:
 
 def vira_classes(rules: RuleSet = PAULISTA) -> list[ViraClass]:
     """The vira classes of ``rules``' deck, ordered by multiplicity pattern."""
+    return list(_vira_classes(rules))
+
+
+@lru_cache(maxsize=64)
+def _vira_classes(rules: RuleSet) -> tuple[ViraClass, ...]:
     groups: dict[tuple[int, ...], list[tuple[int, tuple]]] = {}
     for v in rules.deck:
         lv = _levels(rules, int(v))
@@ -93,7 +100,7 @@ def vira_classes(rules: RuleSet = PAULISTA) -> list[ViraClass]:
     for i, key in enumerate(sorted(groups)):
         members = groups[key]
         out.append(ViraClass(i, members[0][0], tuple(m[0] for m in members), len(members) / n, members[0][1]))
-    return out
+    return tuple(out)
 
 
 def vira_class_of(rules: RuleSet, vira: int) -> ViraClass:
@@ -642,7 +649,9 @@ def infoset_labels(tree: VectorTree) -> dict:
 
 
 def _elem_of(tree: VectorTree, infoset: np.ndarray) -> np.ndarray:
-    node = tree.meta.setdefault("_infoset_node", tree.infoset_node())[infoset]
+    if "_infoset_node" not in tree.meta:
+        tree.meta["_infoset_node"] = tree.infoset_node()
+    node = tree.meta["_infoset_node"][infoset]
     p = tree.node_actor[node]
     return tree.node_list[node, p] + (infoset - tree.node_infoset[node])
 
@@ -655,7 +664,9 @@ def locate(tree: VectorTree, player: int, cards, actions) -> int:
     """
     card_level = tree.meta["card_level"]
     lvl_cards = tree.meta["lvl_cards"]
-    index = tree.meta.setdefault("_hand_index", {tuple(int(x) for x in h): i for i, h in enumerate(tree.meta["hands"])})
+    index = tree.meta.get("_hand_index")
+    if index is None:  # built once per tree, not per call
+        index = tree.meta["_hand_index"] = {tuple(int(x) for x in h): i for i, h in enumerate(tree.meta["hands"])}
     levels = tuple(sorted(int(card_level[c]) for c in cards))
     if -1 in levels or levels not in index:
         raise ValueError(f"cards {[card_str(c) for c in cards]} are not a hand under this vira class")
@@ -724,10 +735,15 @@ def openspiel_route(tree: VectorTree, state) -> dict[int, int] | None:
 
 def _level_map(cell: Cell, vira: int) -> dict[int, int]:
     """Card of a class member's deal -> card of the same level (and copy) under the representative vira."""
-    if vira == cell.vira_class.vira:
+    return _level_map_of(cell.rules, cell.vira_class, vira)
+
+
+@lru_cache(maxsize=1024)
+def _level_map_of(rules: RuleSet, vc: ViraClass, vira: int) -> dict[int, int]:
+    if vira == vc.vira:
         return {}
-    own = _levels(cell.rules, vira)
-    rep = cell.vira_class.level_cards
+    own = _levels(rules, vira)
+    rep = vc.level_cards
     return {c: rep[lv][k] for lv, cards in enumerate(own) for k, c in enumerate(cards)}
 
 

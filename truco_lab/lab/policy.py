@@ -54,7 +54,7 @@ class _Part:
 class MatchStrategy:
     """Average strategies of a match run's cells, loaded on demand."""
 
-    def __init__(self, out: str | Path, max_cells: int = 64) -> None:
+    def __init__(self, out: str | Path, max_gb: float = 4.0) -> None:
         out = Path(out)
         self.out = out
         run = read_json(out / "run.json", "run file")
@@ -73,7 +73,7 @@ class MatchStrategy:
         self.solved = {(c["score0"], c["score1"], c["dealer"]) for c in summary["cells"]}
         self._parts: dict[tuple, _Part] = {}
         self._route: dict[tuple, dict] = {}
-        self.max_cells = max_cells
+        self.max_gb = max_gb
 
     def _part(self, cell, vc: int) -> _Part:
         key = (cell, vc)
@@ -94,7 +94,7 @@ class MatchStrategy:
         br0 = continuation_utilities(rules, a, b, d, codes, lambda x, y, z: st.br_value(0, x, y, z), 1.0, 0.0)
         br1 = continuation_utilities(rules, a, b, d, codes, lambda x, y, z: -st.br_value(1, x, y, z), 0.0, -1.0)
         part = _Part(solver, solver.average_strategy(), (br0, br1), {})
-        if len(self._parts) >= self.max_cells:
+        while self._parts and sum(p.solver.tree.nbytes() for p in self._parts.values()) / 2**30 > self.max_gb:
             self._parts.pop(next(iter(self._parts)))
         self._parts[key] = part
         return part
