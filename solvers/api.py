@@ -20,7 +20,7 @@ TREE_BUILDERS = ("auto", "native", "openspiel")
 class SolveResult:
     """What a solve produced: the average profile and its certificates."""
 
-    tree: GameTree | list  # a GameTree, or the native subgames' VectorTrees
+    tree: GameTree | SubgameSolver  # a GameTree, or (native) the subgames, built on demand
     solver: CFRSolver | SubgameSolver
     game: object
     exploitability: float
@@ -40,9 +40,11 @@ class SolveResult:
             "game_value": self.game_value, "game": str(self.game), "version": __version__,
             "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         }
-        trees = self.tree if isinstance(self.tree, list) else []
-        if trees and trees[0].source is not None:
-            src = trees[0].source.metadata()
+        src_obj = self.solver._builders[0] if self.native else None
+        if src_obj is None and self.native:
+            src_obj = self.solver.part(0).tree.source
+        if src_obj is not None and hasattr(src_obj, "metadata"):
+            src = src_obj.metadata()
             meta.update({k: v for k, v in src.items() if k in ("rules", "keyer", "payoff", "units", "prunes")})
         return meta
 
@@ -156,14 +158,41 @@ def solve(
     if tree != "openspiel" and name in NATIVE_BUILDERS:
         parts = NATIVE_BUILDERS[name](game, **(native_options or {}))
         solver = SubgameSolver(parts, algorithm, alternating=alternating, **params)
-        trees = [t for _, t in parts]
+        expl, history = run_subgames(solver, iterations, target_exploitability, check_every=check_every,
+                                     checkpoint=checkpoint, checkpoint_every=checkpoint_every, resume=resume,
+                                     progress=progress)
+        trees = solver
     else:
         trees = build_openspiel_tree(game, progress=progress)
         solver = CFRSolver(trees, algorithm, alternating=alternating, **params)
-    expl, history = run(solver, iterations, target_exploitability, check_every=check_every, checkpoint=checkpoint,
-                        checkpoint_every=checkpoint_every, resume=resume, progress=progress)
+        expl, history = run(solver, iterations, target_exploitability, check_every=check_every,
+                            checkpoint=checkpoint, checkpoint_every=checkpoint_every, resume=resume,
+                            progress=progress)
     return SolveResult(trees, solver, game, expl, solver.game_value(), time.perf_counter() - t0, history,
                        algorithm)
+
+
+def run_subgames(solver: SubgameSolver, iterations: int | None, target: float | None, *, check_every: int = 10,
+                 checkpoint: str | Path | None = None, checkpoint_every: int = 100, resume: bool = False,
+                 progress=False) -> tuple[float, list]:
+    """The same loop as :func:`run`, one subgame at a time: each is solved to the stop condition
+    (each to ``target`` when one is given, which bounds the weighted sum), then parked, so memory
+    holds one tree. Subgame ``i`` checkpoints to ``<checkpoint stem>.part<i>.npz``. With a fixed
+    iteration count the result equals solving the subgames in lockstep (they are independent)."""
+    ck = Path(checkpoint) if checkpoint else None
+    weights = np.array(solver.weights) / sum(solver.weights)
+    expls = []
+    history: list = []
+    for i in range(len(solver.weights)):
+        part = solver.part(i)
+        cki = ck.with_name(f"{ck.stem}.part{i}{ck.suffix or '.npz'}") if ck is not None else None
+        e, h = run(part, iterations, target, check_every=check_every, checkpoint=cki,
+                   checkpoint_every=checkpoint_every, resume=resume and cki is not None and cki.exists(),
+                   progress=progress, desc=f"subgame {i + 1}/{len(solver.weights)}")
+        expls.append(e)
+        history += [(it, ex, sec, i) for it, ex, sec in h]
+        part.park()
+    return float(np.dot(weights, expls)), history
 
 
 def _check_stop(iterations, target) -> None:

@@ -288,6 +288,7 @@ class SolverState:
         if algorithm not in _ALG_ID:
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
         self.tree = tree
+        self._tree_shape = np.array([tree.num_nodes, tree.num_infosets, tree.num_slots])
         self.algorithm = algorithm
         self.alternating = alternating
         self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
@@ -305,7 +306,7 @@ class SolverState:
     gamma: float
 
     def _shape(self) -> np.ndarray:
-        return np.array([self.tree.num_nodes, self.tree.num_infosets, self.tree.num_slots])
+        return self._tree_shape  # fixed at construction: a parked solver need not rebuild its tree
 
     def state_dict(self) -> dict:
         return {

@@ -169,20 +169,49 @@ def _best_actions(actor, nlist, nlen, ninfo, ioff, inact, echild, value, who, be
 
 
 class VectorSolver(SolverState):
-    """CFR-family solver state on a :class:`VectorTree` (same interface as :class:`solvers.cfr.CFRSolver`)."""
+    """CFR-family solver state on a :class:`VectorTree` (same interface as :class:`solvers.cfr.CFRSolver`).
+
+    With a ``builder`` (a picklable zero-argument callable returning the tree), :meth:`park`
+    drops the tree and the working buffers and keeps only the solver state (regrets, strategy
+    sums); the tree is rebuilt on next use. This is how many subgames are solved one at a time.
+    """
 
     def __init__(self, tree: VectorTree, algorithm: str = "dcfr", alternating: bool = True,
-                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0) -> None:
+                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0, builder=None) -> None:
+        self._tree = tree
+        self._builder = builder
         super().__init__(tree, algorithm, alternating, alpha, beta, gamma)
         s = tree.num_slots
         self.regrets = np.zeros(s, np.float32)
         self.ssum = np.zeros(s, np.float32)
         self.pred = np.zeros(s if algorithm == "pcfr+" else 1, np.float32)
-        self._strat = np.zeros(s, np.float32)
+        self._buffers()
+
+    @property
+    def tree(self) -> VectorTree:
+        if self._tree is None:
+            self._tree = self._builder()
+            self._buffers()
+        return self._tree
+
+    @tree.setter
+    def tree(self, value: VectorTree) -> None:
+        self._tree = value
+
+    def _buffers(self) -> None:
+        t = self._tree
+        self._strat = np.zeros(t.num_slots, np.float32)
         # own reach is a product of float32 probabilities: float32 loses nothing; values accumulate
         # many terms (and certify), so they stay float64
-        self._reach = np.zeros(tree.num_elements, np.float32)
-        self._value = np.zeros(tree.num_elements, np.float64)
+        self._reach = np.zeros(t.num_elements, np.float32)
+        self._value = np.zeros(t.num_elements, np.float64)
+
+    def park(self, min_slots: int = 2_000_000) -> None:
+        """Free the tree and working buffers (rebuilt on next use) if the tree has at least
+        ``min_slots`` slots (small trees are cheaper to keep than to rebuild); needs a ``builder``."""
+        if self._builder is not None and self._tree is not None and self._tree.num_slots >= min_slots:
+            self._tree = None
+            self._strat = self._reach = self._value = None
 
     # ---- kernels ------------------------------------------------------
     def _tree_args(self):
@@ -304,7 +333,8 @@ class VectorSolver(SolverState):
 
     def nbytes(self) -> int:
         """Bytes of solver state and working buffers (the tree not included)."""
-        return sum(a.nbytes for a in (self.regrets, self.ssum, self.pred, self._strat, self._reach, self._value))
+        return sum(a.nbytes for a in (self.regrets, self.ssum, self.pred, self._strat, self._reach, self._value)
+                   if a is not None)
 
 
 def _rank_in_node(t: VectorTree, node: np.ndarray) -> np.ndarray:
@@ -312,40 +342,71 @@ def _rank_in_node(t: VectorTree, node: np.ndarray) -> np.ndarray:
 
 
 class SubgameSolver:
-    """Independent subgames solved in lockstep: the game is their weighted sum.
+    """Independent subgames: the game is their weighted sum.
 
     Truco's hand game is one subgame per vira class (the vira is public and
     dealt first), weighted by the class's probability, so value and
-    exploitability are the weighted sums of the subgames'.
+    exploitability are the weighted sums of the subgames'. ``parts`` are
+    ``(weight, tree)`` or ``(weight, builder)`` pairs; with builders, every method
+    works on one subgame at a time and parks it afterwards, so memory holds one
+    tree (plus every subgame's regrets and strategy sums), not all of them.
     """
 
-    def __init__(self, parts: list[tuple[float, VectorTree]], algorithm: str = "dcfr", alternating: bool = True,
+    def __init__(self, parts: list[tuple[float, object]], algorithm: str = "dcfr", alternating: bool = True,
                  **params) -> None:
         if not parts:
             raise ValueError("need at least one subgame")
         self.weights = [float(w) for w, _ in parts]
-        self.solvers = [VectorSolver(t, algorithm, alternating, **params) for _, t in parts]
+        self._made = [p if isinstance(p, VectorTree) else None for _, p in parts]
+        self._builders = [None if isinstance(p, VectorTree) else p for _, p in parts]
+        self._solvers: list[VectorSolver | None] = [None] * len(parts)
         self.algorithm = algorithm
         self.alternating = alternating
+        self.params = params
+
+    @property
+    def lazy(self) -> bool:
+        return any(b is not None for b in self._builders)
+
+    def part(self, i: int) -> VectorSolver:
+        """Subgame ``i``'s solver (built on first use)."""
+        if self._solvers[i] is None:
+            tree = self._made[i] if self._made[i] is not None else self._builders[i]()
+            self._made[i] = None
+            self._solvers[i] = VectorSolver(tree, self.algorithm, self.alternating, builder=self._builders[i],
+                                            **self.params)
+        return self._solvers[i]
+
+    def _each(self):
+        """Each subgame's solver in turn, parked again after use (lazy parts)."""
+        for i in range(len(self.weights)):
+            s = self.part(i)
+            yield s
+            s.park()
+
+    @property
+    def solvers(self) -> list[VectorSolver]:
+        return [self.part(i) for i in range(len(self.weights))]
 
     @property
     def iteration(self) -> int:
-        return self.solvers[0].iteration
+        return self.part(0).iteration
 
     @property
     def trees(self) -> list[VectorTree]:
         return [s.tree for s in self.solvers]
 
     def iterate(self, n: int = 1) -> None:
-        for s in self.solvers:
+        for s in self._each():
             s.iterate(n)
 
     def game_value(self) -> float:
-        return sum(w * s.game_value() for w, s in zip(self.weights, self.solvers, strict=True))
+        return sum(w * s.game_value() for w, s in zip(self.weights, self._each(), strict=True))
 
     def best_response_values(self) -> tuple[float, float]:
-        b = [s.best_response_values() for s in self.solvers]
-        return (sum(w * x[0] for w, x in zip(self.weights, b, strict=True)), sum(w * x[1] for w, x in zip(self.weights, b, strict=True)))
+        b = [s.best_response_values() for s in self._each()]
+        return (sum(w * x[0] for w, x in zip(self.weights, b, strict=True)),
+                sum(w * x[1] for w, x in zip(self.weights, b, strict=True)))
 
     def exploitability(self) -> float:
         b0, b1 = self.best_response_values()
@@ -356,14 +417,15 @@ class SubgameSolver:
         for i, s in enumerate(self.solvers):
             for k, v in s.state_dict().items():
                 out[f"{i}/{k}"] = v
-        out["parts"] = np.int64(len(self.solvers))
+        out["parts"] = np.int64(len(self.weights))
         return out
 
     def load_state_dict(self, d) -> None:
-        if int(d["parts"]) != len(self.solvers):
-            raise ValueError(f"checkpoint has {int(d['parts'])} subgames, this solve has {len(self.solvers)}")
+        if int(d["parts"]) != len(self.weights):
+            raise ValueError(f"checkpoint has {int(d['parts'])} subgames, this solve has {len(self.weights)}")
         for i, s in enumerate(self.solvers):
             s.load_state_dict({k.split("/", 1)[1]: d[k] for k in d.keys() if k.startswith(f"{i}/")})
 
     def nbytes(self) -> int:
-        return sum(s.nbytes() + s.tree.nbytes() for s in self.solvers)
+        return sum(s.nbytes() + (s._tree.nbytes() if s._tree is not None else 0)
+                   for s in self._solvers if s is not None)

@@ -452,6 +452,11 @@ class Cell:
     prunes: int = ALL_PRUNES
     payoff: str = "points"
 
+    def __call__(self) -> VectorTree:
+        """Build this cell's tree (a Cell is also the picklable builder of lazy subgames)."""
+        return build_cell(self.rules, self.score0, self.score1, self.dealer, self.vira_class, self.prunes,
+                          payoff=self.payoff)
+
     def labels(self, tree: VectorTree) -> dict:
         return table_labels(tree)
 
@@ -759,8 +764,9 @@ def _to_rep_action(cell: Cell, vira: int, a: int) -> int:
     return a
 
 
-def native_parts(game, prunes: int | dict = ALL_PRUNES) -> list[tuple[float, VectorTree]]:
-    """The native builder for ``truco_paulista`` games: one subgame per vira class.
+def native_parts(game, prunes: int | dict = ALL_PRUNES) -> list[tuple[float, Cell]]:
+    """The native builder for ``truco_paulista`` games: one subgame per vira class, as lazy
+    builders (each :class:`Cell` builds its tree when called), so ``solve()`` holds one tree at a time.
 
     ``prunes=0`` keeps every action of the game (concede too unless the game is
     ``strategic``), so an exported policy covers every OpenSpiel state; with
@@ -776,9 +782,9 @@ def native_parts(game, prunes: int | dict = ALL_PRUNES) -> list[tuple[float, Vec
         prunes |= DROP_CONCEDE  # the game itself has no concede_hand
     p = game.params
     out = []
+    check_cell_args(cfg.rules, int(p["score0"]), int(p["score1"]), int(p["dealer"]))
     for vc in vira_classes(cfg.rules):
-        t = build_cell(cfg.rules, int(p["score0"]), int(p["score1"]), int(p["dealer"]), vc, prunes)
-        out.append((vc.weight, t))
+        out.append((vc.weight, Cell(cfg.rules, int(p["score0"]), int(p["score1"]), int(p["dealer"]), vc, prunes)))
     return out
 
 
