@@ -35,6 +35,7 @@ solve: setup
 bench: setup
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/solvers.py
+	$(BIN)/python benchmarks/threads.py
 
 spec-check: setup
 	$(BIN)/truco-lab spec-check ../shared/truco-spec/engine/fixtures

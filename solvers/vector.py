@@ -19,16 +19,18 @@ import numpy as np
 from solvers.cfr import _ALG_ID, SolverState, _discounts, _normalize, _rule, _strategy_from
 from solvers.tree import VectorTree
 
+PARALLEL_SLOTS = 1_000_000  # trees with fewer slots run single-threaded (dispatch costs more than it saves)
 MODE_UPDATE = 0
 MODE_EVAL = 1
 MODE_BR = 2
 
 
+# Kernels loop over node *ranges*: a numba call per node would pass (and reference-count) a
+# dozen arrays per node, several times slower than the loop itself.
 @nb.njit(cache=True)
-def _vforward(actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach, H):
-    for i in range(2 * H):
-        reach[i] = 1.0
-    for n in range(actor.shape[0]):
+def _fwd_range(lo, hi, actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach):
+    """Own reach of the children's private states, nodes ``lo .. hi-1`` in order."""
+    for n in range(lo, hi):
         p = actor[n]
         if p < 0:
             continue
@@ -46,35 +48,37 @@ def _vforward(actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach, H):
 
 
 @nb.njit(cache=True)
-def _vbackward(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
-               mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred):
-    """Dispatch on a constant algorithm so the update rule's branches leave the inner loop."""
-    if alg == 0:
-        _vbackward_body(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
-                        mode, who, 0, t, pos, neg, sdisc, regrets, ssum, pred)
-    elif alg == 1:
-        _vbackward_body(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
-                        mode, who, 1, t, pos, neg, sdisc, regrets, ssum, pred)
-    elif alg == 2:
-        _vbackward_body(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
-                        mode, who, 2, t, pos, neg, sdisc, regrets, ssum, pred)
-    elif alg == 3:
-        _vbackward_body(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
-                        mode, who, 3, t, pos, neg, sdisc, regrets, ssum, pred)
-    else:
-        _vbackward_body(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
-                        mode, who, 4, t, pos, neg, sdisc, regrets, ssum, pred)
+def _vforward(actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach, H):
+    for i in range(2 * H):
+        reach[i] = 1.0
+    _fwd_range(0, actor.shape[0], actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach)
+
+
+@nb.njit(cache=True, parallel=True)
+def _vforward_par(top, task_f, task_lo, task_hi, bin_start, actor, nlist, nlen, ninfo, ioff, inact, echild, strat,
+                  reach, H):
+    """The forward pass with the subtrees below the frontier in parallel (see :class:`ParallelPlan`)."""
+    for i in range(2 * H):
+        reach[i] = 1.0
+    for j in range(top.shape[0]):
+        _fwd_range(top[j], top[j] + 1, actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach)
+    for b in nb.prange(bin_start.shape[0] - 1):
+        for ti in range(bin_start[b], bin_start[b + 1]):
+            f = task_f[ti]
+            _fwd_range(f, f + 1, actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach)
+            _fwd_range(task_lo[ti], task_hi[ti], actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach)
 
 
 @nb.njit(cache=True, inline="always")
-def _vbackward_body(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
-                    mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred):
-    """Counterfactual values bottom-up. ``mode``: update ``who`` (0, 1, 2 = both),
-    evaluate both players, or best response for ``who``."""
-    value[:] = 0.0
+def _back_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat,
+               reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred):
+    """Counterfactual values of nodes ``hi-1 .. lo`` (reverse order). ``mode``: update ``who``
+    (0, 1, 2 = both), evaluate both players, or best response for ``who``. A list starting at
+    ``l0`` (player 0's) or ``l1`` is shared with other subtrees: it accumulates into ``tb`` at
+    offset ``b0`` / ``b1`` instead of ``value`` (parallel passes; -1 for none)."""
     want0 = mode == MODE_EVAL or who == 0 or who == 2
     want1 = mode == MODE_EVAL or who == 1 or who == 2
-    for n in range(actor.shape[0] - 1, -1, -1):
+    for n in range(hi - 1, lo - 1, -1):
         p = actor[n]
         if p < 0:
             u = util[n]
@@ -90,18 +94,26 @@ def _vbackward_body(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand,
                     acc = 0.0
                     for j in range(n1):
                         acc += W[row, ehand[s1 + j]] * reach[s1 + j]
-                    value[s0 + i] += u * acc
+                    if s0 == l0:
+                        tb[b0 + i] += u * acc
+                    else:
+                        value[s0 + i] += u * acc
             if want1:
                 for j in range(n1):
                     col = ehand[s1 + j]
                     acc = 0.0
                     for i in range(n0):
                         acc += W[ehand[s0 + i], col] * reach[s0 + i]
-                    value[s1 + j] -= u * acc
+                    if s1 == l1:
+                        tb[b1 + j] -= u * acc
+                    else:
+                        value[s1 + j] -= u * acc
             continue
         if (p == 0 and not want0) or (p == 1 and not want1):
             continue
         ls = nlist[n, p]
+        shared = ls == (l0 if p == 0 else l1)
+        bo = b0 if p == 0 else b1
         i0 = ninfo[n]
         br = mode == MODE_BR and p == who
         upd = mode == MODE_UPDATE
@@ -111,7 +123,10 @@ def _vbackward_body(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand,
             if m <= 1:
                 # forced: no regret, and the average strategy is 1 whatever the sums hold
                 if m == 1:
-                    value[ls + k] += value[echild[o]]
+                    if shared:
+                        tb[bo + k] += value[echild[o]]
+                    else:
+                        value[ls + k] += value[echild[o]]
                 continue
             if br:
                 vi = -np.inf
@@ -123,12 +138,159 @@ def _vbackward_body(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand,
                 vi = 0.0
                 for a in range(m):
                     vi += strat[o + a] * value[echild[o + a]]
-            value[ls + k] += vi
+            if shared:
+                tb[bo + k] += vi
+            else:
+                value[ls + k] += vi
             if upd:
                 own = reach[ls + k]
                 for a in range(m):
                     _rule(alg, t, pos, neg, sdisc, regrets, ssum, pred, o + a,
                           value[echild[o + a]] - vi, own * strat[o + a])
+
+
+@nb.njit(cache=True)
+def _back_range(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat,
+                reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred):
+    """``_back_body`` with a constant algorithm per call, so the update rule's branches leave
+    the inner loop."""
+    if alg == 0:
+        _back_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W,
+                   strat, reach, value, mode, who, 0, t, pos, neg, sdisc, regrets, ssum, pred)
+    elif alg == 1:
+        _back_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W,
+                   strat, reach, value, mode, who, 1, t, pos, neg, sdisc, regrets, ssum, pred)
+    elif alg == 2:
+        _back_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W,
+                   strat, reach, value, mode, who, 2, t, pos, neg, sdisc, regrets, ssum, pred)
+    elif alg == 3:
+        _back_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W,
+                   strat, reach, value, mode, who, 3, t, pos, neg, sdisc, regrets, ssum, pred)
+    else:
+        _back_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W,
+                   strat, reach, value, mode, who, 4, t, pos, neg, sdisc, regrets, ssum, pred)
+
+
+@nb.njit(cache=True)
+def _vbackward(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
+               mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred):
+    """The backward pass over the whole tree, single-threaded."""
+    value[:] = 0.0
+    tb = np.zeros(1)
+    _back_range(0, actor.shape[0], -1, -1, 0, 0, tb, actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand,
+                W, strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred)
+
+
+@nb.njit(cache=True, parallel=True)
+def _vbackward_par(top, task_f, task_lo, task_hi, task_b0, task_b1, bin_start, sh_start, sh_off, sh_len, tbuf,
+                   actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
+                   mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred):
+    """The backward pass with the subtrees below the frontier in parallel: each bin of subtrees
+    accumulates into its own buffer for the lists the subtrees share (exactly the frontier
+    nodes' own lists: below a frontier node a list is either one of its two or created inside
+    its subtree), the buffers are summed in a fixed order, then the nodes above the frontier run."""
+    value[:] = 0.0
+    tbuf[:] = 0.0
+    for b in nb.prange(bin_start.shape[0] - 1):
+        tb = tbuf[b]
+        for ti in range(bin_start[b], bin_start[b + 1]):
+            f = task_f[ti]
+            l0 = nlist[f, 0]
+            l1 = nlist[f, 1]
+            _back_range(task_lo[ti], task_hi[ti], l0, l1, task_b0[ti], task_b1[ti], tb, actor, util, nlist, nlen,
+                        ninfo, ioff, inact, echild, ehand, W, strat, reach, value, mode, who, alg, t, pos, neg,
+                        sdisc, regrets, ssum, pred)
+            _back_range(f, f + 1, l0, l1, task_b0[ti], task_b1[ti], tb, actor, util, nlist, nlen, ninfo, ioff,
+                        inact, echild, ehand, W, strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets,
+                        ssum, pred)
+    for r in range(sh_start.shape[0]):
+        st = sh_start[r]
+        off = sh_off[r]
+        for k in range(sh_len[r]):
+            acc = 0.0
+            for b in range(tbuf.shape[0]):
+                acc += tbuf[b, off + k]
+            value[st + k] += acc
+    dummy = np.zeros(1)
+    for j in range(top.shape[0] - 1, -1, -1):
+        _back_range(top[j], top[j] + 1, -1, -1, 0, 0, dummy, actor, util, nlist, nlen, ninfo, ioff, inact, echild,
+                    ehand, W, strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred)
+
+
+@nb.njit(cache=True)
+def _plan_ranges(actor, nchild_start, nchild_count, depth_limit, depth, desc_end, ndesc):
+    """Depth of every node, and the end and size of its descendants' (contiguous) node range."""
+    n_nodes = actor.shape[0]
+    depth[0] = 0
+    for n in range(n_nodes):
+        for c in range(nchild_start[n], nchild_start[n] + nchild_count[n]):
+            depth[c] = depth[n] + 1
+    for n in range(n_nodes - 1, -1, -1):
+        e = n + 1
+        cnt = 0
+        for c in range(nchild_start[n], nchild_start[n] + nchild_count[n]):
+            e = max(e, c + 1, desc_end[c])
+            cnt += 1 + ndesc[c]
+        desc_end[n] = e
+        ndesc[n] = cnt
+
+
+class ParallelPlan:
+    """How to split a tree's passes over threads: nodes at ``depth`` (the frontier) root
+    subtrees whose nodes form contiguous ranges (the builder expands depth first), packed
+    greedily into ``bins`` by size; nodes above the frontier run before (forward) or after
+    (backward) the parallel part. Only the frontier nodes' own lists are written by several
+    subtrees; those go through per-bin buffers. ``None`` from :meth:`make` when the tree's
+    numbering does not have contiguous subtrees (then the passes stay sequential)."""
+
+    def __init__(self, **arrays) -> None:
+        self.__dict__.update(arrays)
+
+    @classmethod
+    def make(cls, tree: VectorTree, depth: int = 2, bins: int = 2) -> ParallelPlan | None:
+        if tree.node_child is None or tree.node_nchild is None:
+            return None
+        n = tree.num_nodes
+        d = np.zeros(n, np.int32)
+        end = np.zeros(n, np.int64)
+        nd = np.zeros(n, np.int64)
+        _plan_ranges(tree.node_actor, np.asarray(tree.node_child), np.asarray(tree.node_nchild), depth, d, end, nd)
+        front = np.flatnonzero(d == depth).astype(np.int32)
+        top = np.flatnonzero(d < depth).astype(np.int32)
+        lo = np.where(nd[front] > 0, np.asarray(tree.node_child)[front], front + 1).astype(np.int64)
+        hi = np.where(nd[front] > 0, end[front], front + 1).astype(np.int64)
+        if len(front) < 2 or not np.array_equal(hi - lo, nd[front]) or len(top) + len(front) + nd[front].sum() != n:
+            return None
+        # greedy packing by size, deterministic
+        order = np.lexsort((front, -nd[front]))
+        load = np.zeros(bins, np.int64)
+        owner = np.zeros(len(front), np.int64)
+        for i in order:
+            b = int(np.argmin(load))
+            owner[i] = b
+            load[b] += nd[front[i]] + 1
+        by_bin = np.lexsort((front, owner))
+        bin_start = np.searchsorted(owner[by_bin], np.arange(bins + 1)).astype(np.int64)
+        f = front[by_bin]
+        # shared lists: the frontier nodes' lists, one buffer slot range per distinct list
+        starts, off, lens = [], [], []
+        index: dict[int, int] = {}
+        tb = np.zeros((len(f), 2), np.int64)
+        total = 0
+        for i, node in enumerate(f):
+            for p in (0, 1):
+                st = int(tree.node_list[node, p])
+                if st not in index:
+                    index[st] = total
+                    starts.append(st)
+                    off.append(total)
+                    lens.append(int(tree.node_len[node, p]))
+                    total += int(tree.node_len[node, p])
+                tb[i, p] = index[st]
+        return cls(top=top, task_f=f, task_lo=lo[by_bin], task_hi=hi[by_bin], task_b0=tb[:, 0].copy(),
+                   task_b1=tb[:, 1].copy(), bin_start=bin_start, sh_start=np.array(starts, np.int64),
+                   sh_off=np.array(off, np.int64), sh_len=np.array(lens, np.int64),
+                   tbuf=np.zeros((bins, max(total, 1))), balance=float(load.max() / max(load.sum(), 1)))
 
 
 @nb.njit(cache=True)
@@ -177,9 +339,14 @@ class VectorSolver(SolverState):
     """
 
     def __init__(self, tree: VectorTree, algorithm: str = "dcfr", alternating: bool = True,
-                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0, builder=None) -> None:
+                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0, builder=None,
+                 threads: int | None = None) -> None:
         self._tree = tree
         self._builder = builder
+        # 1 by default: on this 2-vCPU machine the memory-bound passes gain nothing from a second
+        # thread (benchmarks/threads.py); bins = threads, fixed by the caller, never by the machine
+        self.threads = 1 if threads is None else int(threads)
+        self._par = None
         super().__init__(tree, algorithm, alternating, alpha, beta, gamma)
         s = tree.num_slots
         self.regrets = np.zeros(s, np.float32)
@@ -191,6 +358,7 @@ class VectorSolver(SolverState):
     def tree(self) -> VectorTree:
         if self._tree is None:
             self._tree = self._builder()
+            self._par = None
             self._buffers()
         return self._tree
 
@@ -218,16 +386,35 @@ class VectorSolver(SolverState):
         t = self.tree
         return t.node_actor, t.node_list, t.node_len, t.node_infoset, t.infoset_offset, t.infoset_nact, t.entry_child
 
+    def _plan(self) -> ParallelPlan | None:
+        """The parallel split, made once per tree when threads can pay (big trees, >1 thread)."""
+        if self._par is None:
+            t = self.tree
+            ok = self.threads > 1 and t.num_slots >= PARALLEL_SLOTS
+            self._par = (ParallelPlan.make(t, bins=self.threads) if ok else None) or False
+        return self._par or None
+
     def _forward(self, strat: np.ndarray) -> None:
-        _vforward(*self._tree_args(), strat, self._reach, self.tree.num_hands)
+        pl = self._plan()
+        if pl is None:
+            _vforward(*self._tree_args(), strat, self._reach, self.tree.num_hands)
+        else:
+            _vforward_par(pl.top, pl.task_f, pl.task_lo, pl.task_hi, pl.bin_start, *self._tree_args(), strat,
+                          self._reach, self.tree.num_hands)
 
     def _backward(self, strat: np.ndarray, mode: int, who: int) -> None:
         t = self.tree
         it = float(self.iteration)
         pos, neg, sdisc = _discounts(it, self.alpha, self.beta, self.gamma)
-        _vbackward(t.node_actor, t.node_util, t.node_list, t.node_len, t.node_infoset, t.infoset_offset,
-                   t.infoset_nact, t.entry_child, t.elem_hand, t.deal_weight, strat, self._reach, self._value,
-                   mode, who, _ALG_ID[self.algorithm], it, pos, neg, sdisc, self.regrets, self.ssum, self.pred)
+        args = (t.node_actor, t.node_util, t.node_list, t.node_len, t.node_infoset, t.infoset_offset,
+                t.infoset_nact, t.entry_child, t.elem_hand, t.deal_weight, strat, self._reach, self._value,
+                mode, who, _ALG_ID[self.algorithm], it, pos, neg, sdisc, self.regrets, self.ssum, self.pred)
+        pl = self._plan()
+        if pl is None:
+            _vbackward(*args)
+        else:
+            _vbackward_par(pl.top, pl.task_f, pl.task_lo, pl.task_hi, pl.task_b0, pl.task_b1, pl.bin_start,
+                           pl.sh_start, pl.sh_off, pl.sh_len, pl.tbuf, *args)
 
     def _pass(self, who: int) -> None:
         t = self.tree

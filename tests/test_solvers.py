@@ -75,3 +75,22 @@ def test_best_response_of_a_pure_deviation_is_exact():
 
     uni = policy.UniformRandomPolicy(g)
     assert abs((b0 + b1) - os_expl.nash_conv(g, uni)) < 1e-9
+
+
+def test_parallel_passes_equal_the_sequential_ones(monkeypatch):
+    """Subtrees below the frontier in parallel, shared lists through per-bin buffers: same numbers."""
+    import solvers.vector as V
+    from truco_lab.public_tree import build_cell
+    from truco_lab.rules import PAULISTA
+
+    monkeypatch.setattr(V, "PARALLEL_SLOTS", 0)
+    tree = build_cell(PAULISTA.with_deck("KA23", "hc").with_max_stake(6), 0, 0, 1, 0)
+    plan = V.ParallelPlan.make(tree)
+    assert plan is not None and len(plan.task_f) > 2 and plan.sh_start.size > 0
+    a, b = V.VectorSolver(tree, "dcfr", threads=1), V.VectorSolver(tree, "dcfr", threads=2)
+    a.iterate(20)
+    b.iterate(20)
+    assert b._plan() is not None
+    assert np.allclose(a.regrets, b.regrets, rtol=1e-5, atol=1e-7) and np.allclose(a.ssum, b.ssum, rtol=1e-5)
+    assert abs(a.exploitability() - b.exploitability()) < 1e-9
+    assert abs(a.game_value() - b.game_value()) < 1e-9
