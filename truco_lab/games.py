@@ -16,7 +16,7 @@ import pyspiel
 
 from truco_lab import engine as E
 from truco_lab.cards import A_DOWN, A_RAISE, N_ACTIONS, N_CARDS, action_str, card_str
-from truco_lab.rules import PAULISTA, RuleSet
+from truco_lab.rules import PAULISTA, RuleSet, check_start
 
 MAX_HAND_ACTIONS = 16  # eleven decision or 4 raises + 4 answers, 6 cards, 1 fold/concede
 MAX_HANDS = 23  # every hand pays >= 1 point: 11 + 11 + 1
@@ -65,11 +65,7 @@ def rules_from_params(params: dict) -> RuleSet:
 
 
 def _check_hand_params(p: dict, rules: RuleSet) -> None:
-    if p["dealer"] not in (0, 1):
-        raise ValueError(f"truco_paulista: dealer must be 0 or 1, got {p['dealer']!r}")
-    for k in ("score0", "score1"):
-        if not 0 <= p[k] < rules.target:
-            raise ValueError(f"truco_paulista: {k} must be in 0..{rules.target - 1}, got {p[k]!r}")
+    check_start(rules, p["score0"], p["score1"], p["dealer"], "truco_paulista: ")
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from solvers.tree import VectorTree
 from truco_lab import engine as E
 from truco_lab.cards import A_DOWN, A_RAISE, A_UP, N_ACTIONS, card_str
 from truco_lab.payoff import outcome_code
-from truco_lab.rules import PAULISTA, R_TARGET, RuleSet
+from truco_lab.rules import PAULISTA, R_TARGET, RuleSet, check_start
 
 HIDDEN = N_ACTIONS  # public code of "a card played face down" (identity not public)
 
@@ -472,13 +472,8 @@ class Cell:
 
 
 def check_cell_args(rules: RuleSet, score0, score1, dealer) -> None:
-    """The one validation of a hand's start: scores below the target, dealer 0 or 1."""
-    t = rules.target
-    for name, v in (("score0", score0), ("score1", score1)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < t:
-            raise ValueError(f"{name} must be an integer in 0..{t - 1}, got {v!r}")
-    if isinstance(dealer, bool) or dealer not in (0, 1):
-        raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
+    """A cell's start, validated by the one rule (:func:`truco_lab.rules.check_start`)."""
+    check_start(rules, score0, score1, dealer)
 
 
 def vira_class_at(rules: RuleSet, vira: int | ViraClass) -> ViraClass:

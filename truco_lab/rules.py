@@ -120,6 +120,17 @@ class RuleSet:
         return a
 
 
+def check_start(rules: RuleSet, score0, score1, dealer, prefix: str = "") -> None:
+    """The one validation of a hand's start: integer scores below the target, dealer 0 or 1.
+    ``ValueError`` naming the value and what is accepted (``prefix`` names the caller)."""
+    t = rules.target
+    for name, v in (("score0", score0), ("score1", score1)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < t:
+            raise ValueError(f"{prefix}{name} must be an integer in 0..{t - 1} for a live hand, got {v!r}")
+    if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or dealer not in (0, 1):
+        raise ValueError(f"{prefix}dealer must be 0 or 1, got {dealer!r}")
+
+
 def _check_subset(what: str, value: str, universe: str) -> None:
     bad = [c for c in value if c not in universe]
     if bad or len(set(value)) != len(value) or not value:

@@ -23,7 +23,7 @@ from truco_lab.cards import (
     parse_cards,
     raise_action,
 )
-from truco_lab.rules import PAULISTA, R_ALL_TIED, R_NEXT_RANK, RuleSet
+from truco_lab.rules import PAULISTA, R_ALL_TIED, R_NEXT_RANK, RuleSet, check_start
 
 
 class TrucoError(ValueError):
@@ -82,11 +82,9 @@ class HandState:
         rules: RuleSet = PAULISTA,
     ) -> HandState:
         """Deal a hand from card literals (player 0's three cards, player 1's, the vira)."""
-        if dealer not in (0, 1):
-            raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
-        for p, sc in enumerate(score):
-            if not isinstance(sc, (int, np.integer)) or not 0 <= sc < rules.target:
-                raise ValueError(f"score{p} must be an integer in 0..{rules.target - 1} for a live hand, got {sc!r}")
+        if not isinstance(score, (tuple, list)) or len(score) != 2:
+            raise ValueError(f"score must be two integers (player 0's, player 1's), got {score!r}")
+        check_start(rules, score[0], score[1], dealer)
         h0, h1 = (parse_cards(h) for h in hands)
         for p, h in enumerate((h0, h1)):
             if len(h) != 3:
