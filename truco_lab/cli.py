@@ -211,15 +211,22 @@ def _solve_summary(cells: list[dict], args, rules, describe: dict) -> dict:
 
 
 def _cells_arg(text: str):
+    """One item of ``--cells``: ``all``, ``eleven`` or a score pair ``A,B``."""
     if text in ("all", "eleven"):
         return text
-    out = []
-    for part in text.replace(" ", ";").split(";"):
-        if part:
-            out.append(_score(part))
-    if not out:
-        raise argparse.ArgumentTypeError(f"expected eleven, all or score pairs A,B, got {text!r}")
-    return out
+    try:
+        return _score(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected eleven, all or score pairs A,B with integers 0..11, got {text!r}"
+                                         ) from None
+
+
+def _cells(items: list) -> str | list[tuple[int, int]]:
+    if len(items) == 1 and isinstance(items[0], str):
+        return items[0]
+    if any(isinstance(x, str) for x in items):
+        raise ValueError("argument --cells: 'all' and 'eleven' stand alone, not beside score pairs")
+    return list(items)
 
 
 def cmd_match(args: argparse.Namespace) -> int:
@@ -234,8 +241,9 @@ def cmd_match(args: argparse.Namespace) -> int:
     from truco_lab.lab import match_run
 
     try:
+        args.cells = _cells(args.cells)
         return match_run.main(args, rules)
-    except (RunError, CellError) as e:
+    except (RunError, CellError, ValueError) as e:
         return _err(prog, str(e))
     except KeyboardInterrupt:
         print(f"\n{prog}: interrupted; finished cells and checkpoints are in {args.out}, continue with --resume",
@@ -319,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
 
     ma = sub.add_parser("match", help="solve the match: every score cell in match equity, by backward induction")
     ma.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    ma.add_argument("--cells", type=_cells_arg, default="all", metavar="eleven|all|A,B ...",
+    ma.add_argument("--cells", type=_cells_arg, nargs="+", default=["all"], metavar="eleven|all|A,B ...",
                     help="cells to solve (their successors are included): all (default), eleven, or score pairs")
     ma.add_argument("--target-exploitability", type=_positive_float, default=1e-3, metavar="E",
                     help="per cell and vira class, in match-win probability (default 1e-3)")
