@@ -203,3 +203,21 @@ def test_match_cli_runs_resumes_and_writes_its_outputs(tmp_path, capsys):
     assert main([*argv, "--resume"]) == 0
     again = json.loads((out / "summary.json").read_text())
     assert again["match_exploitability"] == s["match_exploitability"]
+
+
+def test_solve_in_match_equity_from_a_match_run(tmp_path, capsys):
+    m = tmp_path / "m"
+    assert main(["match", "--out", str(m), "--cells", "eleven", "--workers", "1", "-q", "--no-table", *SMALL]) == 0
+    out = tmp_path / "s"
+    argv = ["solve", "--score", "10,10", "--dealer", "1", "--vira", "all", *SMALL, "--out", str(out), "-q",
+            "--payoff", "equity", "--equity", str(m / "equity.parquet"), "--target-exploitability", "1e-4"]
+    assert main(argv) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert s["payoff"] == "equity" and s["units"].startswith("match-win probability")
+    assert 0 < s["game_value"] < 1
+    # a cell whose successors the equity table lacks: one line naming the missing cell
+    base = ["solve", "--dealer", "1", "--vira", "all", *SMALL, "-q", "--iterations", "3"]
+    one_error_line(capsys, 2, [*base, "--score", "3,3", "--out", str(tmp_path / "t"), "--payoff", "equity",
+                               "--equity", str(m / "equity.parquet")], "not known")
+    one_error_line(capsys, 2, [*base, "--score", "10,10", "--out", str(tmp_path / "u"), "--payoff", "equity"],
+                   "--equity")
