@@ -155,3 +155,33 @@ def test_cpp_cfr_and_exploitability_run_on_a_tiny_variant():
     avg = solver.average_policy()
     after = pyspiel.exploitability(g, avg)
     assert 0 <= after < uniform
+
+
+@pytest.mark.parametrize("name", ["truco_paulista", "truco_paulista_match"])
+def test_every_illegal_action_id_raises_with_the_spec_code(name):
+    """OpenSpiel's convention: applying an illegal action raises (it never silently changes the state)."""
+    from truco_lab import engine as E
+    from truco_lab.state import TrucoError
+
+    game = pyspiel.load_game(name, {"ranks": "7QJKA23", "suits": "cd", "max_stake": 12})
+    rng = np.random.default_rng(3)
+    checked = 0
+    for _ in range(40):
+        st = game.new_initial_state()
+        while not st.is_terminal():
+            if st.is_chance_node():
+                outs = st.chance_outcomes()
+                st.apply_action(outs[rng.integers(len(outs))][0])
+                continue
+            legal = set(st.legal_actions())
+            before = str(st)
+            for a in rng.choice(game.num_distinct_actions(), 6, replace=False):
+                if int(a) in legal:
+                    continue
+                with pytest.raises(TrucoError) as e:
+                    st.apply_action(int(a))
+                assert e.value.code in E.ERROR_NAMES.values()
+                assert str(st) == before
+                checked += 1
+            st.apply_action(int(rng.choice(sorted(legal))))
+    assert checked > 200

@@ -319,3 +319,13 @@ def test_out_of_turn_and_foreign_cards_are_rejected_with_codes():
     assert h.check("accept_raise") == "NO_PENDING_RAISE"
     assert h.check("fold") == "NO_PENDING_RAISE"
     assert h.check("fold_eleven") == "NO_PENDING_ELEVEN_DECISION"
+
+
+def test_bad_python_inputs_get_clear_errors():
+    h = HandState.new(hands=("3d Qs 5c", "4s 7h Ac"), vira="4c", dealer=1, score=(0, 0))
+    with pytest.raises(ValueError, match="action must be"):
+        h.apply(None)
+    with pytest.raises(ValueError, match="score must be two integers"):
+        HandState.new(hands=("3d Qs 5c", "4s 7h Ac"), vira="4c", dealer=1, score=(1, 2, 3))
+    with pytest.raises(ValueError, match="score1 must be an integer"):
+        HandState.new(hands=("3d Qs 5c", "4s 7h Ac"), vira="4c", dealer=1, score=(1, 12))

@@ -101,3 +101,24 @@ def test_bad_state_is_rejected_with_a_message_naming_the_problem():
     with pytest.raises(TrucoError) as e:
         HandState.load(st)
     assert e.value.code == "INVALID_INITIAL_STATE" and "7" in str(e.value)
+
+
+def test_spec_check_finds_fixtures_skips_other_json_and_refuses_an_empty_folder(tmp_path, capsys):
+    from truco_lab.cli import main
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["spec-check", str(empty)]) == 2
+    assert "no fixture" in capsys.readouterr().err
+    d = tmp_path / "corpus" / "fixtures"
+    d.mkdir(parents=True)
+    (tmp_path / "corpus" / "schema.json").write_text('{"$schema": "x", "type": "object"}')
+    (d / "broken.json").write_text("{not json")
+    good = fixture_files()[0] if fixture_files() else None
+    if good is not None:
+        (d / good.name).write_text(good.read_text())
+    code = main(["spec-check", str(tmp_path / "corpus")])
+    out = capsys.readouterr().out
+    assert "skipped 1 JSON" in out
+    assert code == 1 and "FAIL broken" in out  # a malformed fixture is a failure, not a crash
+    assert out.strip().splitlines()[-1] == f"{1 if good else 0} passed, 1 failed"

@@ -18,13 +18,20 @@ def _positive_int(text: str) -> int:
 
 
 def cmd_spec_check(args: argparse.Namespace) -> int:
-    from truco_lab.spec import run_fixtures
+    from truco_lab.spec import find_fixtures, run_fixture
 
     d = Path(args.dir)
     if not d.exists():
         print(f"truco-lab spec-check: error: DIR {str(d)!r} does not exist", file=sys.stderr)
         return 2
-    results = run_fixtures(d)
+    fixtures, skipped = find_fixtures(d)
+    if skipped:
+        print(f"skipped {len(skipped)} JSON file(s) that are not fixtures (no initial_state), e.g. {skipped[0]}")
+    if not fixtures:
+        print(f"truco-lab spec-check: error: DIR {str(d)!r} holds no fixture (JSON with an initial_state)",
+              file=sys.stderr)
+        return 2
+    results = [run_fixture(f) for f in fixtures]
     failed = [r for r in results if not r.passed]
     for r in results:
         if args.verbose or not r.passed:

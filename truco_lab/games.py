@@ -15,7 +15,7 @@ import numpy as np
 import pyspiel
 
 from truco_lab import engine as E
-from truco_lab.cards import A_DOWN, A_RAISE, N_ACTIONS, N_CARDS, action_str, card_str
+from truco_lab.cards import A_CONCEDE, A_DOWN, A_RAISE, N_ACTIONS, N_CARDS, action_str, card_str
 from truco_lab.rules import PAULISTA, RuleSet, check_start
 
 MAX_HAND_ACTIONS = 16  # eleven decision or 4 raises + 4 answers, 6 cards, 1 fold/concede
@@ -208,8 +208,18 @@ class TrucoState(pyspiel.State):
                 )
             return
         p = int(E.actor(self.s))
-        E.apply_unchecked(self.s, self._g.rules_array, int(action))
-        self.hand_actions.append((p, int(action)))
+        a = int(action)
+        # OpenSpiel's convention: an illegal action raises. The engine's check gives the truco-spec code.
+        err = int(E.check_action(self.s, self._g.rules_array, p, a)) if 0 <= a < N_ACTIONS else E.E_UNKNOWN_ACTION
+        if err == E.OK and self._g.strategic and a == A_CONCEDE:
+            err = E.E_UNKNOWN_ACTION  # strategic games have no concede_hand
+        if err != E.OK:
+            from truco_lab.state import TrucoError
+
+            raise TrucoError(E.ERROR_NAMES[err], f"player {p} cannot take action {a} "
+                             f"({action_str(a) if 0 <= a < N_ACTIONS else 'unknown'}) now")
+        E.apply_unchecked(self.s, self._g.rules_array, a)
+        self.hand_actions.append((p, a))
         if self._g.match and E.winner(self.s) >= 0:
             sc = (int(E.score(self.s, 0)), int(E.score(self.s, 1)))
             target = self._g.rules.target

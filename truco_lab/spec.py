@@ -48,9 +48,14 @@ def _legal_for(state: HandState, player: int) -> set[int]:
 
 
 def run_fixture(path: str | Path) -> FixtureResult:
-    """Run one fixture file; never raises for a failing fixture."""
+    """Run one fixture file; never raises for a failing (or malformed) fixture."""
     path = Path(path)
-    fx = json.loads(path.read_text())
+    try:
+        fx = json.loads(path.read_text())
+        if not isinstance(fx, dict) or "initial_state" not in fx:
+            raise ValueError("no initial_state")
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        return FixtureResult(path.stem, path, False, f"malformed fixture ({type(e).__name__}: {e})")
     fid = fx.get("id", path.stem)
     try:
         state = HandState.load(fx["initial_state"])
@@ -109,10 +114,27 @@ def run_fixture(path: str | Path) -> FixtureResult:
     return FixtureResult(fid, path, True)
 
 
-def run_fixtures(directory: str | Path) -> list[FixtureResult]:
-    """Run every ``*.json`` fixture under ``directory`` (sorted)."""
+def is_fixture(path: Path) -> bool:
+    """A truco-spec engine fixture: a JSON object with an ``initial_state`` (schemas and other
+    JSON are not); a file that is not valid JSON counts as a (malformed) fixture when it sits in
+    a ``fixtures`` folder."""
+    try:
+        obj = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError):
+        return "fixtures" in path.parts
+    return isinstance(obj, dict) and "initial_state" in obj
+
+
+def find_fixtures(directory: str | Path) -> tuple[list[Path], list[Path]]:
+    """(fixture files, other JSON files skipped) under ``directory`` (or the one file given)."""
     d = Path(directory)
     if not d.exists():
         raise FileNotFoundError(f"fixture directory {str(d)!r} does not exist")
     files = sorted(d.rglob("*.json")) if d.is_dir() else [d]
-    return [run_fixture(f) for f in files]
+    fixtures = [f for f in files if is_fixture(f)]
+    return fixtures, [f for f in files if f not in set(fixtures)]
+
+
+def run_fixtures(directory: str | Path) -> list[FixtureResult]:
+    """Run every fixture under ``directory`` (sorted); other JSON (schemas, manifests) is skipped."""
+    return [run_fixture(f) for f in find_fixtures(directory)[0]]

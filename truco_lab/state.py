@@ -155,9 +155,17 @@ class HandState:
     def legal_action_strings(self, with_concede: bool = True) -> list[str]:
         return [action_str(a) for a in self.legal_actions(with_concede)]
 
+    @staticmethod
+    def _action_id(action) -> int:
+        if isinstance(action, str):
+            return parse_action(action)
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"action must be an action id (int) or notation (str, e.g. 'raise 3'), got {action!r}")
+        return int(action)
+
     def check(self, action: int | str, player: int | None = None) -> str | None:
         """The truco-spec error code ``action`` would get, or None if legal."""
-        a = parse_action(action) if isinstance(action, str) else int(action)
+        a = self._action_id(action)
         p = self.actor if player is None else player
         if p is None:
             return "HAND_ALREADY_DECIDED"
@@ -169,7 +177,7 @@ class HandState:
 
         Raises :class:`TrucoError` with the truco-spec code when it is illegal.
         """
-        a = parse_action(action) if isinstance(action, str) else int(action)
+        a = self._action_id(action)
         p = self.actor if player is None else player
         if p is None:
             raise TrucoError("HAND_ALREADY_DECIDED", f"the hand is over; cannot apply {action_str(a)!r}")
