@@ -71,12 +71,40 @@ class GameTree:
         )
 
 
-def build_openspiel_tree(game, progress: bool = False) -> GameTree:
+def estimate_tree_size(game, probes: int = 200, seed: int = 0) -> float:
+    """Knuth's estimator of the number of nodes: the mean, over random root-to-leaf paths, of the
+    sum of the products of branching factors along the path (unbiased; cheap for any game)."""
+    import random
+
+    rng = random.Random(seed)
+    total = 0.0
+    for _ in range(probes):
+        st = game.new_initial_state()
+        weight, nodes = 1.0, 1.0
+        while not st.is_terminal():
+            acts = [a for a, _ in st.chance_outcomes()] if st.is_chance_node() else st.legal_actions()
+            weight *= len(acts)
+            nodes += weight
+            st.apply_action(rng.choice(acts))
+        total += nodes
+    return total / probes
+
+
+def build_openspiel_tree(game, progress: bool = False, max_nodes: float | None = 50e6) -> GameTree:
     """Walk an OpenSpiel game once, breadth-first, into a :class:`GameTree`.
 
-    For validation and for users' own games; large games belong to native builders.
+    For validation and for users' own games; large games belong to native builders. The size
+    is estimated first (:func:`estimate_tree_size`): above ``max_nodes`` (default 50 M, hours of
+    walking through a Python game) a ``ValueError`` says so instead of running for hours.
     """
     import pyspiel
+
+    if max_nodes is not None:
+        est = estimate_tree_size(game)
+        if est > max_nodes:
+            raise ValueError(f"{game} has about {est:.2g} nodes (estimated from random paths): walking it would "
+                             f"take ~{est * 20e-6 / 3600:.1f} h and more memory than a tree of {max_nodes:.0e}; "
+                             "use a native builder (tree='native') or pass max_nodes=None to walk anyway")
 
     gt = game.get_type()
     if game.num_players() != 2 or gt.utility not in (pyspiel.GameType.Utility.ZERO_SUM, pyspiel.GameType.Utility.CONSTANT_SUM):

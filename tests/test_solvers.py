@@ -94,3 +94,13 @@ def test_parallel_passes_equal_the_sequential_ones(monkeypatch):
     assert np.allclose(a.regrets, b.regrets, rtol=1e-5, atol=1e-7) and np.allclose(a.ssum, b.ssum, rtol=1e-5)
     assert abs(a.exploitability() - b.exploitability()) < 1e-9
     assert abs(a.game_value() - b.game_value()) < 1e-9
+
+
+def test_generic_walk_of_a_huge_game_is_refused_up_front():
+    import time
+
+    g = pyspiel.load_game("truco_paulista")
+    t = time.perf_counter()
+    with pytest.raises(ValueError, match="native"):
+        solve(g, tree="openspiel", iterations=1)
+    assert time.perf_counter() - t < 30
