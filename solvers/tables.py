@@ -208,15 +208,40 @@ class StrategyTable:
         ``vira`` and ``cards`` in notation (``"7c"``, ``"3d 2c Ah"``); ``history``
         is the hand's actions so far as notation strings, comma-separated or a
         list (``"play_face_up 4c, play_face_up 5h, play_face_down 7d"``); the
-        opponent's face-down card may be written ``play_face_down ?``.
+        opponent's face-down card may be written ``play_face_down ?``. Cards may be a
+        list of literals; action names are case-insensitive. The rows' actions are in the
+        user's own cards. No row: ``LookupError`` saying why (another score or dealer,
+        another vira class, not this player's turn, a forced move).
         """
         canonical_key = _keyer(self.metadata)
         df = self.df
         sc = score if score is not None else (int(df["score0"].iloc[0]), int(df["score1"].iloc[0]))
         dl = dealer if dealer is not None else int(df["dealer"].iloc[0])
-        rules = self.metadata.get("rules")
-        key = canonical_key(rules, vira, cards, history, dealer=dl, score=sc, player=player)
-        return self.filter(score0=sc[0], score1=sc[1], dealer=dl, **key).df
+        meta = self.metadata if "parts" not in self.metadata else self.metadata["parts"][0]
+        key = canonical_key(meta.get("rules"), vira, cards, history, dealer=dl, score=sc, player=player)
+        cards_map = key.pop("_cards", {})
+        rows = self.filter(score0=sc[0], score1=sc[1], dealer=dl, **key).df.copy()
+        if rows.empty:
+            raise LookupError(self._why_empty(key, sc, dl))
+        # answer in the user's own cards, not the level representatives the table stores
+        acts = rows["action"].astype(str)
+        rows["action"] = [_swap_card(a, cards_map) for a in acts]
+        return rows
+
+    def _why_empty(self, key: dict, sc, dl) -> str:
+        df = self.df
+        if not ((df["score0"] == sc[0]) & (df["score1"] == sc[1]) & (df["dealer"] == dl)).any():
+            have = df[["score0", "score1", "dealer"]].drop_duplicates().head(3).values.tolist()
+            return f"this table holds no score {sc[0]}x{sc[1]} with dealer {dl} (it holds e.g. {have})"
+        if not (df["vira_class"] == key["vira_class"]).any():
+            return (f"this table holds no rows of vira class {key['vira_class']} (classes here: "
+                    f"{sorted(df['vira_class'].unique().tolist())})")
+        same = df[(df["player"] == key["player"]) & (df["history"].astype(str) == key["history"])]
+        if same.empty:
+            return (f"no information set of player {key['player']} after history {key['history']!r}: the history "
+                    "is off the solved tree (a pruned, dominated action) or the equilibrium never reaches it")
+        return (f"no row for hand {key['hand']!r} there: a forced move (one legal action; tables leave those out) "
+                "or a hand the public cards make impossible")
 
     def frequency(self, action_prefix: str, by: str = "hand") -> pd.Series:
         """Aggregate view: reach-weighted frequency of actions starting with ``action_prefix``
@@ -230,6 +255,13 @@ class StrategyTable:
         g = pd.DataFrame({by: rows[by], "w": w, "reach": rows["reach"] * rows["probability"]})
         grouped = g.groupby(by, observed=True).sum()
         return (grouped["w"] / grouped["reach"]).rename(f"P({action_prefix})")
+
+
+def _swap_card(action: str, cards: dict) -> str:
+    parts = action.split()
+    if len(parts) == 2 and parts[1] in cards:
+        return f"{parts[0]} {cards[parts[1]]}"
+    return action
 
 
 def _keyer(metadata: dict):

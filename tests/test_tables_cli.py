@@ -158,3 +158,19 @@ def test_quickstart_notebook_runs_on_a_small_solve(tmp_path, monkeypatch):
     images = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if "image/png" in o.get("data", {})]
     assert images, "the notebook should draw at least one plot"
+
+
+def test_lookup_answers_in_the_users_cards_and_says_why_when_empty():
+    g = pyspiel.load_game("truco_paulista", {"ranks": "KA23", "suits": "hc", "max_stake": 3, "dealer": 1})
+    t = solve(g, algorithm="dcfr", iterations=30).table()
+    vira = "Kh"  # manilha A; levels: K, 2, 3, Ah, Ac
+    rows = t.lookup(vira, ["3c", "Ac", "2h"], "")
+    assert len(rows) > 1 and abs(rows["probability"].sum() - 1) < 1e-5
+    played = {a.split()[1] for a in rows["action"].astype(str) if a.startswith("play_face_up")}
+    assert played <= {"3c", "Ac", "2h"} and played  # the user's own cards, not the level representatives
+    same = t.lookup(vira, "3C AC 2H", "")
+    assert list(same["probability"]) == list(rows["probability"])
+    with pytest.raises(LookupError, match="score"):
+        t.lookup(vira, "3c Ac 2h", "", score=(5, 5))
+    with pytest.raises(ValueError):
+        t.lookup(vira, "3c Ac 2h", "RAISE 3, ACCEPT_RAISE, fold")

@@ -95,7 +95,7 @@ def parse_action(text: str) -> int:
     )
     if not parts:
         raise ValueError(f"empty action: {expected}")
-    kind = parts[0]
+    kind = parts[0].lower()  # action names are case-insensitive, like card literals
     if kind in ("play_face_up", "play_face_down"):
         if len(parts) != 2:
             raise ValueError(f"malformed action {text!r}: {kind} takes one card, e.g. '{kind} 3d'")

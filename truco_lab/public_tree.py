@@ -822,7 +822,8 @@ def canonical_key(rules, vira: str, cards: str, history: str | list[str] = "", *
     names = level_names(rules, vc)
     rep_level = {c: lv for lv, cs in enumerate(vc.level_cards) for c in cs}
     level = {c: rep_level[_to_rep(cell, v, c)] for c in rules.deck.tolist() if c != v}
-    own = parse_cards(cards) if isinstance(cards, str) else [int(c) for c in cards]
+    own = parse_cards(cards if isinstance(cards, str) else [card_str(c) if not isinstance(c, str) else c
+                                                             for c in cards])
     if len(own) != 3 or len(set(own)) != 3:
         raise ValueError(f"cards must be three distinct cards, got {cards!r}")
     for c in own:
@@ -871,7 +872,14 @@ def canonical_key(rules, vira: str, cards: str, history: str | list[str] = "", *
             raise ValueError(f"player {p} played {card_str(card)}, which is among player {me}'s cards {cards!r}")
     hidden = [names[lv] for p, _, lv in toks if p == me and lv >= 0]
     hand = " ".join(names[x] for x in sorted((level[c] for c in own), reverse=True))
+    # the table shows cards as each level's representative; map them back to the user's own cards
+    still = [c for c in own if (me, c) not in set(played)]
+    by_level = {}
+    for c in sorted(still):
+        by_level.setdefault(level[c], card_str(c))
+    card_map = {card_str(vc.level_cards[lv][0]): mine for lv, mine in by_level.items()}
     return {
         "vira_class": vc.index, "player": me, "hand": hand,
         "history": ", ".join(f"{p}:{tok}" for p, tok, _ in toks), "hidden": " ".join(hidden),
+        "_cards": card_map,
     }
