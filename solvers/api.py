@@ -322,11 +322,11 @@ def run(solver, iterations: int | None, target_exploitability: float | None = No
 
 def check_interval(iteration: int, check_every: int) -> int:
     """Iterations between exploitability checks after ``iteration``: ``check_every`` for the first
-    ten checks, then doubling each time the iteration count doubles, so checks cost a bounded share
-    of a long run. A pure function of the iteration, so a resumed run checks (and stops) exactly
-    where an uninterrupted one does."""
+    ten checks, then doubling each time the iteration count doubles, up to 4 x ``check_every`` (so
+    a run overshoots its target by at most that). A pure function of the iteration, so a resumed
+    run checks (and stops) exactly where an uninterrupted one does."""
     k = check_every
-    while iteration >= 10 * k:
+    while iteration >= 10 * k and k < 4 * check_every:
         k *= 2
     return k
 
