@@ -113,16 +113,17 @@ def live_ladder(rules: RuleSet, cell: Cell, prunes: int = ALL_PRUNES) -> tuple[i
 
 
 # ---- cost model for --plan ----------------------------------------------
-# Per vira class of the full deck, by live ladder: measured on this machine (2 cores, 24 GB) for the
-# first three tiers (benchmarks/solvers.py); the deeper tiers are projected from the public solver's
-# information-set counts at the measured bytes and seconds per entry.
+# Per vira class of the full deck, by live ladder, measured on this machine (2 vCPUs, 24 GB) with
+# benchmarks/solvers.py: entries, seconds per DCFR iteration, standalone peak memory. The full ladder
+# is projected from 4x4's bytes and seconds per entry at the public solver's information-set count.
+# Iterations to 1e-3 in win probability are assumptions above the eleven row (measured: ~15).
 TIERS = {
-    # ladder: (entries, s/iteration, peak GB, iterations to 1e-3 win probability, measured?)
-    1: (5.38e6, 0.20, 1.6, 15, True),
-    2: (44.8e6, 1.7, 3.1, 120, True),
-    3: (157e6, 8.5, 9.9, 150, True),
-    4: (416e6, 22.5, 22.0, 180, False),
-    5: (1.0e9, 55.0, 55.0, 200, False),
+    # live rungs: (entries, s/iteration, peak GB, iterations to 1e-3 win probability, measured?)
+    1: (5.38e6, 0.19, 0.5, 15, True),
+    2: (44.8e6, 1.5, 2.2, 120, True),
+    3: (157e6, 6.2, 7.1, 150, True),
+    4: (435e6, 17.0, 19.9, 180, True),
+    5: (1.0e9, 40.0, 49.0, 200, False),
 }
 
 
