@@ -551,6 +551,13 @@ class SubgameSolver:
         self.alternating = alternating
         self.params = params
 
+    def __len__(self) -> int:
+        return len(self.weights)
+
+    def __iter__(self):
+        """The subgames' trees, one at a time (lazy parts are built on demand)."""
+        return iter(s.tree for s in self.solvers)
+
     @property
     def lazy(self) -> bool:
         return any(b is not None for b in self._builders)
