@@ -210,7 +210,7 @@ class CellResult:
     peak_memory_gb: float
     history: list = field(default_factory=list)  # [iteration, exploitability, seconds]
     warm_start: str | None = None
-    warm_iterations: int = 0
+    warm_iterations: int = 0  # iterations of the neighbour whose regrets started this cell
     br_values: list | None = None  # [player 0's, player 1's] best-response values with BR continuations
     br_key: str | None = None  # hash of the BR continuation utilities those values used
     table: str | None = None
@@ -285,16 +285,20 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     if resume:
         _load(solver, ckpt, job.key)
     elif job.warm_from:
+        # Warm start from the neighbour's regrets only: its current strategy is this cell's first
+        # iterate, while strategy sums and the iteration count start afresh (the neighbour's average
+        # belongs to other payoffs). Measured on the full-deck eleven row: 33% fewer iterations than
+        # cold, never more; carrying the sums and count over too saved only 2% and cost up to 2.7x
+        # more near the match's end (benchmarks/warm_start.py).
         _load(solver, Path(job.warm_from), None)
         warm_it = solver.iteration
+        solver.ssum[:] = 0.0
+        solver.pred[:] = 0.0
+        solver.iteration = 0
     start_it = solver.iteration
     stop = job.stop
-    cap = stop.iterations if stop.target is None else stop.max_iterations + warm_it
+    cap = stop.iterations if stop.target is None else stop.max_iterations
     t1 = time.perf_counter()
-    if warm_it and not resume and stop.target is not None:
-        # a neighbour's strategy may already meet the target here; iterate a little on this cell's own
-        # payoffs anyway, so its table reflects them and not only the neighbour's
-        solver.iterate(stop.check_every)
     expl, history = run(solver, cap, stop.target, check_every=stop.check_every, checkpoint=ckpt,
                         checkpoint_every=stop.checkpoint_every, resume=False, progress=progress,
                         checkpoint_meta={"key": job.key})
@@ -305,8 +309,8 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     result = CellResult(
         key=job.key, name=spec.name, score=[spec.score0, spec.score1], dealer=spec.dealer,
         vira_class=spec.vira_class, vira_weight=vc.weight, payoff=spec.payoff, units=units(spec.payoff),
-        algorithm=spec.algorithm, game_value=value, exploitability=expl, iterations=solver.iteration - warm_it,
-        target=stop.target, target_met=stop.met(solver.iteration - warm_it, expl) if stop.target is not None else True,
+        algorithm=spec.algorithm, game_value=value, exploitability=expl, iterations=solver.iteration,
+        target=stop.target, target_met=stop.met(solver.iteration, expl) if stop.target is not None else True,
         seconds=solve_s + build_s, seconds_per_iteration=solve_s / done if done else None, build_seconds=build_s,
         nodes=tree.num_nodes, infosets=tree.num_infosets, entries=tree.num_slots,
         bytes_per_entry_state=state_bytes / max(tree.num_slots, 1),
