@@ -61,7 +61,9 @@ class LocalExecutor:
     def __init__(self, workers: int = 2, cache_gb: float | None = None) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
-        ctx = mp.get_context("spawn")
+        # fork where there is one: workers start at once and a user's script needs no
+        # ``if __name__ == "__main__"`` guard (spawn re-imports the caller's main module)
+        ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
         self.workers = workers
         gb = cache_gb if cache_gb is not None else max(1.0, 16.0 / workers)
         self.outbox = ctx.Queue()
