@@ -163,6 +163,12 @@ def vira(s) -> int:
 
 
 @nb.njit(cache=True, inline="always")
+def manilha(s) -> int:
+    """Rank index of this hand's manilhas."""
+    return s[MANILHA]
+
+
+@nb.njit(cache=True, inline="always")
 def nrounds(s) -> int:
     """Completed rounds."""
     return s[NROUNDS]

@@ -1,0 +1,363 @@
+"""Bots: players for ``truco_paulista`` / ``truco_paulista_match`` states.
+
+A :class:`Bot` answers ``probabilities(state)`` (action -> probability) and
+``act(state)`` (an action sampled with the bot's own seeded generator). Every
+bot is also an OpenSpiel policy (:meth:`BotBase.as_policy`), so OpenSpiel's
+tools (``exploitability``, ``expected_game_score``) run on it.
+
+* ``random``: uniform over the legal actions.
+* ``heuristic-low`` / ``heuristic-high``: hand-strength players in the spirit
+  of seeds 001 and 004. Low looks only at its own three cards against the vira;
+  high also counts the cards already seen (its own, the vira, every card played
+  face up) and estimates, over the unseen cards, the chance of winning the hand
+  from the tricks already played; it bluffs with hopeless hands, respects the
+  raise ladder and kills tricks with a tie when its last card wins.
+* ``solved``: the certified strategy of a match run (:class:`SolvedBot`).
+* a best response to any of them in one cell: :func:`truco_lab.arena.best_response_bot`.
+
+Heuristics read the state only through :func:`view_of` (the player's information:
+what a human at the table knows), so the same decision can be asked at a
+solved tree's information sets (:mod:`truco_lab.arena`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from truco_lab import engine as E
+from truco_lab.cards import A_ACCEPT, A_ACCEPT_ELEVEN, A_DOWN, A_FOLD, A_FOLD_ELEVEN, A_RAISE, A_UP
+
+BOT_NAMES = ("solved", "heuristic-low", "heuristic-high", "random")
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """A player: ``act(state) -> action`` for the player to move at an OpenSpiel truco state."""
+
+    name: str
+
+    def act(self, state) -> int: ...
+
+    def probabilities(self, state) -> dict[int, float]: ...
+
+
+@dataclass(frozen=True)
+class View:
+    """What the player to act knows (their information state), in plain numbers."""
+
+    player: int
+    dealt: tuple[int, ...]  # own three cards
+    held: tuple[int, ...]  # own cards not played yet
+    vira: int
+    manilha: int
+    deck: tuple[int, ...]
+    seen: frozenset  # cards whose identity the player knows
+    rounds: tuple[int, ...]  # completed rounds' winners (0, 1, or E.TIE)
+    led: int  # the card to beat in this round (-1: we lead, -2: led face down)
+    value: int  # accepted hand value
+    pending_to: int  # raise we must answer (0: none)
+    eleven: bool  # we owe the mão de onze decision
+    score: tuple[int, int]  # (ours, theirs) at the start of the hand
+    legal: tuple[int, ...]
+
+    def power(self, card: int) -> int:
+        """Trick strength of ``card`` played face up (the engine's ``strength``)."""
+        return int(_powers(self.manilha)[card])
+
+
+_POWER_CACHE: dict[int, np.ndarray] = {}
+
+
+def _powers(manilha: int) -> np.ndarray:
+    """Face-up strength of every card id under a manilha rank (from the engine's ``strength``)."""
+    pw = _POWER_CACHE.get(manilha)
+    if pw is None:
+        pw = _POWER_CACHE[manilha] = np.array([E.strength(c, 0, manilha) for c in range(40)], np.int32)
+    return pw
+
+
+def view_of(s: np.ndarray, deck, legal) -> View:
+    """The acting player's view of engine state ``s`` (``deck``: the game's card ids)."""
+    p = int(E.actor(s))
+    held = tuple(int(E.held_card(s, p, i)) for i in range(3) if E.held_card(s, p, i) >= 0)
+    own_played, opp_up = [], []
+    for x in range(int(E.nplays(s))):
+        c = int(E.play_card(s, x))
+        if int(E.play_owner(s, x)) == p:
+            own_played.append(c)
+        elif not E.play_down(s, x) and c >= 0:
+            opp_up.append(c)
+    dealt = held + tuple(own_played)
+    nr = int(E.nrounds(s))
+    led = -1
+    if int(E.round_plays(s)) == 1:
+        x = 2 * nr
+        led = -2 if E.play_down(s, x) else int(E.play_card(s, x))
+    vira = int(E.vira(s))
+    return View(
+        player=p, dealt=dealt, held=held, vira=vira, manilha=int(E.manilha(s)), deck=tuple(int(c) for c in deck),
+        seen=frozenset((*dealt, vira, *opp_up)), rounds=tuple(int(E.round_winner(s, k)) for k in range(nr)),
+        led=led, value=int(E.value(s)), pending_to=int(E.pending_to(s)) if int(E.pending_by(s)) != p else 0,
+        eleven=int(E.eleven_decider(s)) == p, score=(int(E.score(s, p)), int(E.score(s, 1 - p))),
+        legal=tuple(int(a) for a in legal),
+    )
+
+
+# ---- hand strength -----------------------------------------------------------------------------
+def card_strength(v: View, card: int, pool=None) -> float:
+    """Probability that ``card`` beats a random card of ``pool`` (default: the deck minus the
+    vira and the card), ties counting half."""
+    pw = _powers(v.manilha)
+    pool = [c for c in v.deck if c != card and c != v.vira] if pool is None else pool
+    if not len(pool):
+        return 1.0
+    other = pw[np.asarray(pool)]
+    me = pw[card]
+    return float(((other < me).sum() + 0.5 * (other == me).sum()) / len(pool))
+
+
+def hand_strength(v: View) -> float:
+    """Low level: the mean strength of the three dealt cards against the vira (0..1)."""
+    return float(np.mean([card_strength(v, c) for c in v.dealt]))
+
+
+def win_probability(v: View) -> float:
+    """High level: the chance of winning the hand from here, treating each remaining trick as our
+    card (strongest first) against a random unseen card, with the seed's trick rules."""
+    unseen = [c for c in v.deck if c not in v.seen]
+    rounds = list(v.rounds)
+    mine = sorted(v.held, key=v.power, reverse=True)
+    probs = []
+    if v.led != -1 and mine:
+        # this trick is against a known card (or a face-down one, which anything face up beats)
+        best = max(mine, key=v.power)
+        pb = 0 if v.led == -2 else v.power(v.led)
+        probs.append((1.0, 0.0, 0.0) if v.power(best) > pb else (0.0, 1.0, 0.0) if v.power(best) == pb
+                     else (0.0, 0.0, 1.0))
+        mine = [c for c in mine if c != best]
+    pu = _powers(v.manilha)[np.asarray(unseen, np.int64)]
+    for c in mine:
+        if not unseen:
+            probs.append((0.5, 0.0, 0.5))
+            continue
+        w = float((pu < v.power(c)).mean())
+        t = float((pu == v.power(c)).mean())
+        probs.append((w, t, 1.0 - w - t))
+    me, opp = v.player, 1 - v.player
+    total = 0.0
+    for outcome in itertools.product(range(3), repeat=len(probs)):
+        pr = 1.0
+        rw = list(rounds)
+        for k, o in enumerate(outcome):
+            pr *= probs[k][o]
+            rw.append(me if o == 0 else E.TIE if o == 1 else opp)
+        if pr == 0.0:
+            continue
+        arr = np.array(rw + [0] * (3 - len(rw)), np.int32)
+        res = -1
+        for n in range(len(rounds) + 1, len(rw) + 1):
+            res = int(E.hand_result(arr, n, me, 0))
+            if res >= 0:
+                break
+        if res == me:
+            total += pr
+        elif res == -1 or res == E.DRAW:
+            total += 0.5 * pr
+    return total
+
+
+# ---- the heuristic policy -----------------------------------------------------------------------
+_ACCEPT_BAR = {3: 0.55, 6: 0.65, 9: 0.72, 12: 0.8}  # strength needed to accept a raise to this value
+
+
+def heuristic_probabilities(v: View, level: str) -> dict[int, float]:
+    """Action probabilities of the heuristic player at ``v`` (``level``: "low" or "high")."""
+    legal = set(v.legal)
+    x = hand_strength(v) if level == "low" else win_probability(v)
+    out: dict[int, float] = {}
+    if v.eleven:
+        return {A_ACCEPT_ELEVEN: 1.0} if x >= (0.6 if level == "low" else 0.55) else {A_FOLD_ELEVEN: 1.0}
+    raises = [a for a in legal if A_RAISE <= a < A_ACCEPT]
+    if v.pending_to:
+        bar = _ACCEPT_BAR.get(v.pending_to, 0.8)
+        if level == "high" and v.pending_to >= 6:
+            bar += 0.05  # respect the raise ladder: a re-raise is rarely a bluff
+        if raises and x >= bar + 0.2:
+            return {raises[0]: 1.0}
+        return {A_ACCEPT: 1.0} if x >= bar else {A_FOLD: 1.0}
+    if raises:
+        # truco from strength or total weakness (high only bluffs, and only the first raise)
+        if x >= 0.75 and (v.value < 3 or x >= 0.85):
+            out[raises[0]] = 0.9 if level == "low" else 1.0
+        elif level == "high" and x < 0.15 and v.value == 1:
+            out[raises[0]] = 0.35
+    rest = 1.0 - sum(out.values())
+    if rest > 0:
+        out[_card_play(v, level)] = rest
+    return out
+
+
+def _card_play(v: View, level: str) -> int:
+    cards = sorted(v.held, key=v.power)  # weakest first
+    up = [c for c in cards if A_UP + c in v.legal]
+    if not up:
+        return next(a for a in v.legal if a < A_RAISE)
+    if v.led != -1:
+        beat = 0 if v.led == -2 else v.power(v.led)
+        winners = [c for c in up if v.power(c) > beat]
+        if winners:
+            return A_UP + winners[0]  # the cheapest card that wins the trick
+        if level == "high":
+            ties = [c for c in up if v.power(c) == beat]
+            rest = [c for c in up if c not in ties]
+            # use ties on purpose: kill the trick when what is left wins the next one
+            if ties and rest and card_strength(v, rest[-1]) >= 0.85:
+                return A_UP + ties[0]
+            if len(up) > 1 and v.rounds and A_DOWN + cards[0] in v.legal:
+                return A_DOWN + cards[0]  # hide the junk we are losing with
+        return A_UP + up[0]
+    won = sum(1 for w in v.rounds if w == v.player)
+    if not v.rounds or won == 0:
+        return A_UP + up[-1]  # the first trick is the hand: lead strength
+    return A_UP + up[0]  # ahead: dump the weakest, keep the winner
+
+
+# ---- bots ------------------------------------------------------------------------------------------
+class BotBase:
+    """Sampling and OpenSpiel-policy plumbing shared by every bot."""
+
+    name = "bot"
+
+    def __init__(self, seed: int | None = 0) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def probabilities(self, state) -> dict[int, float]:
+        raise NotImplementedError
+
+    def act(self, state) -> int:
+        probs = self.probabilities(state)
+        acts = list(probs)
+        p = np.array([probs[a] for a in acts], np.float64)
+        return int(acts[int(self.rng.choice(len(acts), p=p / p.sum()))])
+
+    def as_policy(self, game):
+        """This bot as an ``open_spiel.python.policy.Policy`` for both players."""
+        from open_spiel.python import policy as osp
+
+        bot = self
+
+        class _BotPolicy(osp.Policy):
+            def __init__(self) -> None:
+                super().__init__(game, [0, 1])
+
+            def action_probabilities(self, state, player_id=None):
+                return bot.probabilities(state)
+
+        return _BotPolicy()
+
+
+class RandomBot(BotBase):
+    name = "random"
+
+    def probabilities(self, state) -> dict[int, float]:
+        legal = state.legal_actions()
+        return {a: 1.0 / len(legal) for a in legal}
+
+
+class HeuristicBot(BotBase):
+    """The heuristic player (``level`` "low" or "high")."""
+
+    def __init__(self, level: str = "high", seed: int | None = 0) -> None:
+        if level not in ("low", "high"):
+            raise ValueError(f"heuristic level must be 'low' or 'high', got {level!r}")
+        super().__init__(seed)
+        self.level = level
+        self.name = f"heuristic-{level}"
+
+    def probabilities(self, state) -> dict[int, float]:
+        return self.probabilities_at(view_of(state.s, state._g.deck_list, state.legal_actions()))
+
+    def probabilities_at(self, v: View) -> dict[int, float]:
+        return heuristic_probabilities(v, self.level)
+
+
+class SolvedBot(BotBase):
+    """Samples a match run's certified strategy. In a cell the run has not solved it plays
+    ``fallback`` there and says so once per cell (through ``notify``), never silently."""
+
+    name = "solved"
+
+    def __init__(self, strategy, fallback: BotBase | None = None, seed: int | None = 0, notify=None) -> None:
+        super().__init__(seed)
+        self.strategy = strategy
+        self.fallback = fallback or HeuristicBot("high", seed)
+        self.notify = notify if notify is not None else (lambda msg: print(msg, file=sys.stderr))
+        self.missing: set[tuple[int, int, int]] = set()
+        self.decisions = 0
+        self.fallback_decisions = 0
+
+    @classmethod
+    def from_run(cls, out, **kw) -> SolvedBot:
+        from truco_lab.lab.policy import MatchStrategy
+
+        return cls(MatchStrategy(out), **kw)
+
+    def covers(self, state) -> bool:
+        """Whether the run solved the cell of ``state``'s hand."""
+        from truco_lab.lab.match import canonical
+
+        cell, _ = canonical((state.start_score[0], state.start_score[1], state.dealer))
+        return cell in self.strategy.solved
+
+    def probabilities(self, state) -> dict[int, float]:
+        self.decisions += 1
+        if self.covers(state):
+            return self.strategy.action_probabilities(state)
+        cell = (state.start_score[0], state.start_score[1], state.dealer)
+        if cell not in self.missing:
+            self.missing.add(cell)
+            a, b, d = cell
+            self.notify(f"solved bot: cell {a}x{b} dealer {d} is not solved in {self.strategy.out}; playing "
+                        f"{self.fallback.name} there (solve it: truco-lab match --cells {min(a, b)},{max(a, b)} "
+                        f"--out {self.strategy.out}-more)")
+        self.fallback_decisions += 1
+        return self.fallback.probabilities(state)
+
+
+class ResponseBot(BotBase):
+    """The backward-induction best response to a :class:`SolvedBot`'s strategy (what the match
+    certificate measured); elsewhere it plays like the solved bot's fallback."""
+
+    def __init__(self, target: SolvedBot, seed: int | None = 0) -> None:
+        super().__init__(seed)
+        self.target = target
+        self.name = f"best-response({target.name})"
+
+    def probabilities(self, state) -> dict[int, float]:
+        if self.target.covers(state):
+            return {self.target.strategy.best_response_action(state): 1.0}
+        return self.target.fallback.probabilities(state)
+
+
+def make_bot(name: str, seed: int | None = 0, solved=None, notify=None) -> BotBase:
+    """A bot by name: ``solved`` (needs ``solved``: a match run folder or a MatchStrategy),
+    ``heuristic-low``, ``heuristic-high`` (``heuristic`` = high), ``random``, or ``br-solved``."""
+    key = name.strip().lower()
+    if key == "random":
+        return RandomBot(seed)
+    if key in ("heuristic", "heuristic-high", "heuristic-low"):
+        return HeuristicBot("low" if key.endswith("low") else "high", seed)
+    if key in ("solved", "br-solved"):
+        if solved is None:
+            raise ValueError(f"bot {name!r} needs a solved match run (--solved DIR)")
+        from truco_lab.lab.policy import MatchStrategy
+
+        strat = solved if isinstance(solved, MatchStrategy) else MatchStrategy(solved)
+        bot = SolvedBot(strat, seed=seed, notify=notify)
+        return bot if key == "solved" else ResponseBot(bot, seed)
+    raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(BOT_NAMES)}, heuristic or br-solved")
