@@ -218,8 +218,6 @@ def _card_play(v: View, level: str) -> int:
             # use ties on purpose: kill the trick when what is left wins the next one
             if ties and rest and card_strength(v, rest[-1]) >= 0.85:
                 return A_UP + ties[0]
-            if len(up) > 1 and v.rounds and A_DOWN + cards[0] in v.legal:
-                return A_DOWN + cards[0]  # hide the junk we are losing with
         return A_UP + up[0]
     won = sum(1 for w in v.rounds if w == v.player)
     if not v.rounds or won == 0:
@@ -300,6 +298,7 @@ class SolvedBot(BotBase):
         self.missing: set[tuple[int, int, int]] = set()
         self.decisions = 0
         self.fallback_decisions = 0
+        self.off_tree = 0
 
     @classmethod
     def from_run(cls, out, **kw) -> SolvedBot:
@@ -317,7 +316,16 @@ class SolvedBot(BotBase):
     def probabilities(self, state) -> dict[int, float]:
         self.decisions += 1
         if self.covers(state):
-            return self.strategy.action_probabilities(state)
+            try:
+                return self.strategy.action_probabilities(state)
+            except KeyError as e:
+                # the opponent took an action the solved tree prunes (dominated): the solution never
+                # meets this state, so the fallback finishes the hand
+                if not self.off_tree:
+                    self.notify(f"solved bot: {str(e).strip(chr(39))} after the opponent's dominated move; "
+                                f"{self.fallback.name} finishes such hands (counted in off_tree)")
+                self.off_tree += 1
+                return self.fallback.probabilities(state)
         cell = (state.start_score[0], state.start_score[1], state.dealer)
         if cell not in self.missing:
             self.missing.add(cell)

@@ -258,6 +258,102 @@ def cmd_match(args: argparse.Namespace) -> int:
         return 130
 
 
+def _bot_list(text: str) -> list[str]:
+    from truco_lab.bots import BOT_NAMES
+
+    names = [x.strip().lower() for x in text.split(",") if x.strip()]
+    known = (*BOT_NAMES, "heuristic", "br-solved")
+    bad = [x for x in names if x not in known]
+    if bad:
+        raise argparse.ArgumentTypeError(f"unknown bot {bad[0]!r}; expected a comma list of {', '.join(known)}")
+    if len(names) < 2:
+        raise argparse.ArgumentTypeError(f"expected at least two bots (comma separated), got {text!r}")
+    return names
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    import itertools
+
+    from tqdm import tqdm
+
+    from solvers.storage import write_json
+    from truco_lab.arena import bot_exploitability, load_match_game, run_pair, solved_exploitability, write_results
+    from truco_lab.bots import SolvedBot, make_bot
+    from truco_lab.lab.match_run import ensure_solved
+
+    prog = "truco-lab arena"
+    try:
+        rules = _rules(args)
+    except ValueError as e:
+        return _err(prog, str(e))
+    notes: list[str] = []
+
+    def note(msg: str) -> None:
+        notes.append(msg)
+        tqdm.write(msg, file=sys.stderr)
+
+    solved = None
+    if any(b in ("solved", "br-solved") for b in args.bots):
+        try:
+            solved = ensure_solved(rules, args.solved, on_demand=not args.no_solve, notify=note)
+        except ValueError as e:
+            return _err(prog, str(e))
+        if solved is None:
+            return _err(prog, "the solved bot needs a match run: give --solved DIR or drop --no-solve")
+        from truco_lab.lab.policy import MatchStrategy
+
+        solved = MatchStrategy(solved)
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        return _err(prog, f"--out {out} is not writable ({e.strerror})")
+    game = load_match_game(rules)
+    pairs = list(itertools.combinations(args.bots, 2))
+    bar = tqdm(total=len(pairs) * args.matches, unit="match", desc="arena", disable=args.quiet)
+    results, rows = [], []
+    for a, b in pairs:
+        res, r = run_pair(game, lambda name, seed: make_bot(name, seed, solved, notify=note), a, b, args.matches,
+                          args.seed, progress=bar.update)
+        results.append(res)
+        rows += r
+    bar.close()
+    key = {"bots": args.bots, "matches": args.matches, "seed": args.seed, "rules": _rules_dict(rules),
+           "solved": str(solved.out) if solved is not None else None}
+    write_results(rows, out / "arena.parquet", key)
+    for res in results:
+        print(res.line())
+    expl = {}
+    if not args.no_exploitability:
+        a, b = args.cell
+        for name in dict.fromkeys(args.bots):
+            bot = make_bot(name, 0, solved, notify=note)
+            try:
+                if isinstance(bot, SolvedBot):
+                    v = solved_exploitability(bot, (a, b), args.dealer)
+                else:
+                    v = bot_exploitability(bot, rules, (a, b), args.dealer,
+                                           equity=solved.equity if solved is not None else None)
+            except (KeyError, TypeError) as e:
+                print(f"{name}: exploitability not computed ({str(e).strip(chr(39))})")
+                continue
+            expl[name] = v
+            units = "match-win probability" if solved is not None else "points per hand"
+            print(f"{name}: exploitability {v:.4f} ({units}) in cell {a}x{b} dealer {args.dealer}")
+    write_json(out / "arena.json", {"run": key, "pairs": [dict(vars(r), win_rate=r.win_rate, half_width=r.half_width,
+                                                                 points_per_hand=r.points_per_hand)
+                                                            for r in results],
+                                    "exploitability": expl, "cell": [*args.cell, args.dealer], "notes": notes})
+    print(f"results written to {out}/arena.parquet and {out}/arena.json")
+    return 0
+
+
+def _rules_dict(rules) -> dict:
+    from truco_lab.public_tree import rules_to_dict
+
+    return rules_to_dict(rules)
+
+
 def _small_variant_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ranks", default="4567QJKA23", help="deck ranks (small variants)")
     p.add_argument("--suits", default="dshc", help="deck suits (small variants)")
@@ -355,6 +451,23 @@ def main(argv: list[str] | None = None) -> int:
     _small_variant_options(ma)
     ma.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     ma.set_defaults(func=cmd_match)
+
+    ar = sub.add_parser("arena", help="bots against each other over whole matches; win rates and exploitability")
+    ar.add_argument("--bots", type=_bot_list, required=True, metavar="A,B[,C...]",
+                    help="bots: solved, heuristic-high, heuristic-low, random, br-solved (every pair plays)")
+    ar.add_argument("--matches", type=_positive_int, default=2000, help="matches per pair (default 2000)")
+    ar.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots' sampling")
+    ar.add_argument("--solved", metavar="DIR", help="match run of the solved bot (default: the rules' own, "
+                    "solved on demand)")
+    ar.add_argument("--no-solve", action="store_true", help="never solve on demand")
+    ar.add_argument("--out", default="results/arena", metavar="DIR", help="output folder (default results/arena)")
+    ar.add_argument("--cell", type=_score, default=(11, 11), metavar="A,B",
+                    help="score cell of the exploitability figures (default 11,11)")
+    ar.add_argument("--dealer", type=int, choices=(0, 1), default=1, help="dealer of that cell (default 1)")
+    ar.add_argument("--no-exploitability", action="store_true", help="skip the per-bot exploitability")
+    _small_variant_options(ar)
+    ar.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    ar.set_defaults(func=cmd_arena)
 
     args = p.parse_args(argv)
     _sigterm_as_interrupt()

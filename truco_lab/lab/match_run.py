@@ -181,3 +181,35 @@ def print_row_table(state: MatchState, file=None) -> None:
             if not np.isnan(e).all():
                 f = [f"{x:8.4f}" if not np.isnan(x) else f"{'-':>8}" for x in e]
                 print(f"{a:>6} {b:>6} {f[0]} {f[1]}", file=file)
+
+
+def default_solved_dir(rules: RuleSet) -> Path:
+    """Where ``make solve`` (full deck) or an on-demand solve (other decks) keeps a rule set's match run."""
+    from solvers.storage import stable_hash
+    from truco_lab.rules import PAULISTA
+
+    if rules == PAULISTA:
+        return Path("results/eleven")
+    return Path("results") / f"solved-{stable_hash(rules_to_dict(rules))[:12]}"
+
+
+def ensure_solved(rules: RuleSet, solved: str | Path | None = None, on_demand: bool = True, notify=None,
+                  workers: int = 2) -> Path | None:
+    """A finished match run for ``rules``: ``solved`` if given (``ValueError`` if it holds none), else
+    the rule set's default folder, solved there on demand when missing — every cell for decks of at
+    most 10 cards (minutes), the eleven row otherwise (~8 minutes for the full deck). ``None`` when
+    missing and ``on_demand`` is off."""
+    notify = notify or (lambda msg: print(msg, file=sys.stderr))
+    out = Path(solved) if solved else default_solved_dir(rules)
+    if (out / "summary.json").exists() and (out / "equity.parquet").exists():
+        return out
+    if solved:
+        raise ValueError(f"--solved {out}: no finished match run there (summary.json and equity.parquet are "
+                         "written when truco-lab match ends)")
+    if not on_demand:
+        return None
+    which = "all" if len(rules.ranks) * len(rules.suits) <= 10 else "eleven"
+    notify(f"solving the {'whole grid' if which == 'all' else 'eleven row'} of these rules once, into {out} "
+           f"(resumable; the same as: truco-lab match --cells {which} --out {out})")
+    run_match(MatchConfig(rules), which, out, workers=workers, resume=(out / "run.json").exists())
+    return out

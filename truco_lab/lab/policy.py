@@ -20,7 +20,7 @@ import numpy as np
 from solvers.api import load_checkpoint
 from solvers.storage import read_json
 from solvers.vector import VectorSolver
-from truco_lab.lab.cell import CellJob, CellSpec, Stop, candidate_codes
+from truco_lab.lab.cell import CellJob, CellSpec, Stop, TreeCache, candidate_codes
 from truco_lab.lab.equity import EquityTable
 from truco_lab.lab.match import MatchState, canonical
 from truco_lab.payoff import continuation_utilities
@@ -45,10 +45,12 @@ class _Mirror:
 
 @dataclass
 class _Part:
-    solver: VectorSolver
+    tree: object  # shared by every cell with the same structure key
     avg: np.ndarray
     br_utilities: tuple
     br: dict  # player -> best action index per information set
+    spec: CellSpec
+    checkpoint: Path
 
 
 class MatchStrategy:
@@ -74,6 +76,18 @@ class MatchStrategy:
         self._parts: dict[tuple, _Part] = {}
         self._route: dict[tuple, dict] = {}
         self.max_gb = max_gb
+        self._trees = TreeCache(max_gb)
+
+    def spec(self, cell, vc: int) -> CellSpec:
+        """The spec (and so the checkpoint's hash) of a canonical cell's vira class in this run."""
+        a, b, d = cell
+        return CellSpec.make(self.rules, a, b, d, vc, prunes=self.prunes, payoff="equity", equity=self.equity,
+                             algorithm=self.algorithm)
+
+    def _solver(self, part: _Part) -> VectorSolver:
+        solver = VectorSolver(part.tree, self.algorithm)
+        load_checkpoint(solver, part.checkpoint, CellJob(part.spec, Stop(iterations=1)).key)
+        return solver
 
     def _part(self, cell, vc: int) -> _Part:
         key = (cell, vc)
@@ -84,17 +98,19 @@ class MatchStrategy:
             raise KeyError(f"cell {a}x{b} dealer {d} is not solved in {self.out}")
         a, b, d = cell
         rules = self.rules
-        spec = CellSpec.make(rules, a, b, d, vc, prunes=self.prunes, payoff="equity", equity=self.equity,
-                             algorithm=self.algorithm)
+        spec = self.spec(cell, vc)
         job = CellJob(spec, Stop(iterations=1), workdir=str(self.out / "cells" / spec.cell_name))
-        solver = VectorSolver(spec.build(), self.algorithm)
-        load_checkpoint(solver, job.path("checkpoint"), job.key)
+        tree = self._trees.get(spec)
+        if tree is None:
+            tree = spec.build()
+            self._trees.put(spec, tree)
         codes = candidate_codes(rules)
         st = self.state
         br0 = continuation_utilities(rules, a, b, d, codes, lambda x, y, z: st.br_value(0, x, y, z), 1.0, 0.0)
         br1 = continuation_utilities(rules, a, b, d, codes, lambda x, y, z: -st.br_value(1, x, y, z), 0.0, -1.0)
-        part = _Part(solver, solver.average_strategy(), (br0, br1), {})
-        while self._parts and sum(p.solver.tree.nbytes() for p in self._parts.values()) / 2**30 > self.max_gb:
+        part = _Part(tree, np.empty(0, np.float32), (br0, br1), {}, spec, Path(job.path("checkpoint")))
+        part.avg = self._solver(part).average_strategy()
+        while self._parts and sum(p.avg.nbytes for p in self._parts.values()) / 2**30 > self.max_gb:
             self._parts.pop(next(iter(self._parts)))
         self._parts[key] = part
         return part
@@ -108,7 +124,7 @@ class MatchStrategy:
         key = (cell, vc, view.current_player(), tuple(view.deal), tuple(view.hand_actions))
         route = self._route.get(key)
         if route is None:
-            route = openspiel_route(part.solver.tree, view)
+            route = openspiel_route(part.tree, view)
             if len(self._route) > 200_000:
                 self._route.clear()
             self._route[key] = route
@@ -128,7 +144,7 @@ class MatchStrategy:
         p = state.current_player()
         tp = 1 - p if mirrored else p  # the player in the canonical tree
         if tp not in part.br:
-            s = part.solver
+            s = self._solver(part)
             saved = s.tree.node_util.copy()
             try:
                 s.tree.set_payoff(part.br_utilities[tp])
@@ -137,7 +153,7 @@ class MatchStrategy:
                 s.tree.node_util[:] = saved
         # the information set of the route's slots: every slot of one set shares its offset block
         slots = [s for s in route.values() if s >= 0]
-        t = part.solver.tree
+        t = part.tree
         info = int(np.searchsorted(t.infoset_offset, min(slots), side="right") - 1)
         best_slot = int(t.infoset_offset[info]) + int(part.br[tp][info])
         for a, s in route.items():
