@@ -354,6 +354,22 @@ def _rules_dict(rules) -> dict:
     return rules_to_dict(rules)
 
 
+def cmd_explain(args: argparse.Namespace) -> int:
+    from truco_lab.advice import ExplainError, explain
+
+    prog = "truco-lab explain"
+    try:
+        rules = _rules(args)
+        adv = explain(args.score, args.dealer, args.vira, args.hand, args.history, solved=args.solved, rules=rules,
+                      on_demand=args.solve)
+    except ExplainError as e:
+        return _err(prog, str(e))
+    except ValueError as e:
+        return _err(prog, str(e))
+    print(adv)
+    return 0
+
+
 def _small_variant_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ranks", default="4567QJKA23", help="deck ranks (small variants)")
     p.add_argument("--suits", default="dshc", help="deck suits (small variants)")
@@ -468,6 +484,18 @@ def main(argv: list[str] | None = None) -> int:
     _small_variant_options(ar)
     ar.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     ar.set_defaults(func=cmd_arena)
+
+    ex = sub.add_parser("explain", help="the solution at one decision: probabilities, action values, opponent range")
+    ex.add_argument("--score", type=_score, required=True, metavar="A,B", help="scores at the start of the hand")
+    ex.add_argument("--dealer", type=int, choices=(0, 1), required=True, help="the dealing player")
+    ex.add_argument("--vira", required=True, metavar="CARD", help="the turned-up card, e.g. 4c")
+    ex.add_argument("--hand", required=True, metavar="CARDS", help='your three cards, e.g. "5c 3d Qs"')
+    ex.add_argument("--history", default="", metavar="ACTIONS",
+                    help='the hand so far, comma separated, e.g. "raise 3, accept_raise, play_face_up 7h"')
+    ex.add_argument("--solved", metavar="DIR", help="a finished match run (default: the rules' own)")
+    ex.add_argument("--solve", action="store_true", help="solve the rules' default cells on demand if missing")
+    _small_variant_options(ex)
+    ex.set_defaults(func=cmd_explain)
 
     args = p.parse_args(argv)
     _sigterm_as_interrupt()

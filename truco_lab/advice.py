@@ -1,0 +1,256 @@
+"""What the solution says at a decision: its probabilities, each action's value, the opponent's range.
+
+:func:`advise` answers at an OpenSpiel ``truco_paulista(_match)`` state (``play --hints``);
+:func:`explain` answers from what a player would type (score, dealer, vira, hand,
+history), building a consistent state first and naming what is wrong when it
+cannot (a card seen twice, an impossible history, an unsolved cell with the
+command that would solve it).
+
+Values are the acting player's match-win probability if they take the action and
+both sides then follow the solution (the run's cells are solved in match equity).
+The opponent's range is the equilibrium probability of each opponent hand (its
+three dealt cards, by strength class) given everything public and the player's
+own cards (card removal).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyspiel
+
+from truco_lab.cards import A_DOWN, A_RAISE, action_str, card_str, parse_action, parse_cards
+from truco_lab.lab.match import canonical
+from truco_lab.public_tree import level_names
+
+
+class ExplainError(ValueError):
+    """The question cannot be answered as asked (one line naming what is wrong)."""
+
+
+@dataclass
+class Advice:
+    """The solution at one decision (player ``player``'s view)."""
+
+    score: tuple[int, int]
+    dealer: int
+    player: int
+    vira: str
+    hand: list[str]
+    history: list[str]
+    actions: pd.DataFrame  # action, probability, value
+    opponent_range: pd.DataFrame  # hand (strength classes), probability
+    units: str = "match-win probability of the player to act"
+
+    def __str__(self) -> str:
+        lines = [f"score {self.score[0]}x{self.score[1]}, dealer {self.dealer}, player {self.player} to act; "
+                 f"vira {self.vira}; hand {' '.join(self.hand)}",
+                 f"history: {', '.join(self.history) if self.history else '(none)'}",
+                 f"{'action':<24} {'prob':>6} {'value':>8}   (value: {self.units})"]
+        for r in self.actions.itertuples():
+            lines.append(f"{r.action:<24} {r.probability:>6.3f} {r.value:>8.4f}")
+        lines.append("opponent's range (equilibrium, given everything public):")
+        top = self.opponent_range.head(12)
+        for r in top.itertuples():
+            lines.append(f"  {r.hand:<22} {r.probability:>6.3f}")
+        if len(self.opponent_range) > len(top):
+            lines.append(f"  ... {len(self.opponent_range) - len(top)} more classes, "
+                         f"{self.opponent_range.probability.iloc[len(top):].sum():.3f} in all")
+        return "\n".join(lines)
+
+
+def _analysis(strategy, part, cell):
+    """(value per slot for its actor, own reach per element) under the solution, cached per part."""
+    if getattr(part, "analysis", None) is not None:
+        return part.analysis
+    from truco_lab.payoff import objective_utilities
+    from truco_lab.public_tree import outcome_codes
+
+    a, b, d = cell
+    tree = part.tree
+    u = objective_utilities(strategy.rules, a, b, d, outcome_codes(tree), "equity", strategy.equity)
+    saved = tree.node_util.copy()
+    try:
+        tree.set_payoff(u)
+        solver = strategy._solver(part)
+        av, _ = solver.slot_values(part.avg)
+        solver._forward(part.avg)
+        reach = solver._reach.copy()
+    finally:
+        tree.node_util[:] = saved
+    part.analysis = (av, reach)
+    return part.analysis
+
+
+def advise(strategy, state) -> Advice:
+    """The solution's advice for the player to act at ``state`` (``KeyError`` if its cell is unsolved)."""
+    cell, mirrored = canonical((state.start_score[0], state.start_score[1], state.dealer))
+    part, route, _ = strategy._locate(state)
+    av, reach = _analysis(strategy, part, cell)
+    tree = part.tree
+    p = state.current_player()
+    tp = 1 - p if mirrored else p
+    probs = strategy.action_probabilities(state)
+    rows = []
+    for a, slot in route.items():
+        v = float(av[slot]) if slot >= 0 else np.nan
+        rows.append({"action": action_str(a), "probability": probs.get(a, 0.0),
+                     "value": v if tp == 0 else 1.0 + v})  # utilities are player 0's win probability
+    actions = pd.DataFrame(rows, columns=["action", "probability", "value"])
+    # same-level cards share a slot: give the twin the same value
+    for i, r in actions.iterrows():
+        if np.isnan(r.value):
+            twin = actions[(actions.action.str.split().str[0] == r.action.split()[0]) & actions.value.notna()]
+            if len(twin):
+                actions.loc[i, "value"] = twin.value.iloc[0]
+    slots = [s for s in route.values() if s >= 0]
+    info = int(np.searchsorted(tree.infoset_offset, min(slots), side="right") - 1)
+    if "_infoset_node" not in tree.meta:
+        tree.meta["_infoset_node"] = tree.infoset_node()
+    node = int(tree.meta["_infoset_node"][info])
+    own_elem = int(tree.node_list[node, tp]) + info - int(tree.node_infoset[node])
+    own_row = int(tree.elem_hand[own_elem])
+    tq = 1 - tp
+    ls, n = int(tree.node_list[node, tq]), int(tree.node_len[node, tq])
+    rows_opp = tree.elem_hand[ls:ls + n].astype(np.int64)
+    W = tree.deal_weight
+    w = reach[ls:ls + n] * (W[own_row, rows_opp] if tq == 1 else W[rows_opp, own_row])
+    names = level_names(strategy.rules, tree.source.vira_class)
+    hands = tree.meta["hands"]
+    label = [" ".join(names[x] for x in sorted(hands[r], reverse=True)) for r in rows_opp]
+    rng = pd.DataFrame({"hand": label, "probability": w})
+    rng = rng.groupby("hand", as_index=False).probability.sum()
+    tot = rng.probability.sum()
+    rng["probability"] = rng.probability / tot if tot > 0 else 0.0
+    rng = rng[rng.probability > 0].sort_values("probability", ascending=False, kind="stable").reset_index(drop=True)
+    hist = [action_str(a) if not (A_DOWN <= a < A_RAISE and q != p) else "play_face_down ??"
+            for q, a in state.hand_actions]
+    return Advice(score=tuple(state.start_score), dealer=state.dealer, player=p, vira=card_str(state.deal[6]),
+                  hand=[card_str(c) for c in state.deal[3 * p:3 * p + 3]], history=hist, actions=actions,
+                  opponent_range=rng)
+
+
+def hand_state(rules, score: tuple[int, int], dealer: int, vira: str, hand: str | list[str], history) -> object:
+    """A ``truco_paulista`` state where the player to act holds ``hand`` after ``history`` (a comma
+    list or a list of actions in notation; the opponent's face-down cards may be written ``play_face_down``)."""
+    from truco_lab.games import rules_from_params  # noqa: F401  (registers the games)
+
+    try:
+        vira_id = parse_cards([vira])[0]
+        mine = parse_cards(hand)
+    except ValueError as e:
+        raise ExplainError(str(e)) from None
+    if len(mine) != 3:
+        raise ExplainError(f"--hand needs three cards, got {len(mine)}")
+    if vira_id in mine:
+        raise ExplainError(f"card {card_str(vira_id)} is both the vira and in the hand")
+    deck = [c for c in range(40) if "4567QJKA23"[c >> 2] in rules.ranks and "dshc"[c & 3] in rules.suits]
+    for c in (*mine, vira_id):
+        if c not in deck:
+            raise ExplainError(f"card {card_str(c)} is not in this deck (ranks {rules.ranks}, suits {rules.suits})")
+    items = [x.strip() for x in history.split(",")] if isinstance(history, str) else list(history)
+    items = [x for x in items if x]
+    acts: list[int | None] = []
+    for x in items:
+        if x.lower() in ("play_face_down", "play_face_down ??", "hide"):
+            acts.append(None)  # an opponent's face-down card: identity unknown
+            continue
+        try:
+            acts.append(parse_action(x))
+        except ValueError as e:
+            raise ExplainError(f"history item {x!r}: {e}") from None
+    shown = [a % 40 for a in acts if a is not None and a < A_RAISE]
+    seen = set(mine) | {vira_id}
+    errors = []
+    for seat in (0, 1):
+        try:
+            return _replay(rules, score, dealer, vira_id, mine, acts, items, seat, deck, seen, shown)
+        except ExplainError as e:
+            errors.append(str(e))
+    raise ExplainError(min(errors, key=len))
+
+
+def _replay(rules, score, dealer, vira_id, mine, acts, items, seat, deck, seen, shown):
+    for c in shown:
+        if c == vira_id:
+            raise ExplainError(f"card {card_str(c)} is the vira: it cannot be played")
+    # the opponent's cards: the ones they play in the history, then any unseen cards
+    game = pyspiel.load_game("truco_paulista", {"score0": score[0], "score1": score[1], "dealer": dealer,
+                                                 "ranks": rules.ranks, "suits": rules.suits,
+                                                 "max_stake": max(rules.ladder)})
+    # who plays each history card: replay once with a provisional deal to learn the actors
+    probe_rest = [c for c in deck if c not in seen and c not in shown]
+    own = set(mine)
+    opp_shown = [c for c in shown if c not in own]
+    if len(set(opp_shown)) != len(opp_shown):
+        dup = next(c for c in opp_shown if opp_shown.count(c) > 1)
+        raise ExplainError(f"card {card_str(dup)} is played twice in the history")
+    if len(opp_shown) > 3:
+        raise ExplainError("the history plays more than three opponent cards")
+    opp = opp_shown + probe_rest[: 3 - len(opp_shown)]
+    deal = (sorted(mine) + sorted(opp)) if seat == 0 else (sorted(opp) + sorted(mine))
+    st = game.new_initial_state()
+    for c in [*deal, vira_id]:
+        st.apply_action(c)
+    hidden_pool = [c for c in opp if c not in opp_shown]
+    for a, text in zip(acts, items, strict=True):
+        p = st.current_player()
+        if p < 0:
+            raise ExplainError(f"the hand is already over before {text!r}")
+        if a is None:
+            if p == seat:
+                raise ExplainError(f"{text!r}: your own face-down card must be named, e.g. 'play_face_down 4d'")
+            if not hidden_pool:
+                raise ExplainError(f"{text!r}: the opponent has no unseen card left to play face down")
+            a = A_DOWN + hidden_pool.pop(0)
+        elif a < A_RAISE and p != seat and (a % 40) in own:
+            raise ExplainError(f"{text!r}: card {card_str(a % 40)} is in your hand, the opponent cannot play it")
+        elif a < A_RAISE and p == seat and (a % 40) not in own:
+            raise ExplainError(f"{text!r}: card {card_str(a % 40)} is not in your hand (it is your turn)")
+        try:
+            st.apply_action(a)
+        except ValueError as e:
+            raise ExplainError(f"impossible history at {text!r}: {e}") from None
+    if st.is_terminal():
+        raise ExplainError("the hand is over after this history: nothing to decide")
+    if st.current_player() != seat:
+        raise ExplainError(f"after this history the other player (player {st.current_player()}) acts, not the "
+                           "holder of --hand")
+    return st
+
+
+def explain(score: tuple[int, int], dealer: int, vira: str, hand, history="", *, solved=None, rules=None,
+            on_demand: bool = False) -> Advice:
+    """The solution's advice at a described decision (see :class:`Advice`)."""
+    from truco_lab.lab.match_run import ensure_solved
+    from truco_lab.lab.policy import MatchStrategy
+    from truco_lab.rules import PAULISTA, check_start
+
+    rules = rules or PAULISTA
+    try:
+        check_start(rules, score[0], score[1], dealer)
+    except ValueError as e:
+        raise ExplainError(str(e)) from None
+    strategy = solved if isinstance(solved, MatchStrategy) else None
+    if strategy is None:
+        out = ensure_solved(rules, solved, on_demand=on_demand)
+        if out is None:
+            from truco_lab.lab.match_run import default_solved_dir
+
+            raise ExplainError(f"no solved match run for these rules in {default_solved_dir(rules)}: run "
+                               f"truco-lab match --cells {score[0]},{score[1]} --out {default_solved_dir(rules)} "
+                               "(or pass --solved DIR)")
+        strategy = MatchStrategy(out)
+    st = hand_state(rules, score, dealer, vira, hand, history)
+    cell, _ = canonical((score[0], score[1], dealer))
+    if cell not in strategy.solved:
+        raise ExplainError(f"cell {score[0]}x{score[1]} dealer {dealer} is not solved in {strategy.out}: solve it "
+                           f"with: truco-lab match --cells {min(score)},{max(score)} --out {strategy.out}-{min(score)}"
+                           f"-{max(score)}")
+    try:
+        return advise(strategy, st)
+    except KeyError as e:
+        raise ExplainError(f"{str(e).strip(chr(39))}: the solution never reaches this point (a pruned, dominated "
+                           "action in the history)") from None
