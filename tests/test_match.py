@@ -67,12 +67,10 @@ def test_the_whole_grid_is_ordered_so_successors_come_first():
 
 
 @pytest.fixture(scope="module")
-def grid(tmp_path_factory):
-    """The whole small-variant grid, solved to 1e-4 per cell (no tables: faster)."""
-    out = tmp_path_factory.mktemp("grid")
-    cfg = MatchConfig(SMALL, target=1e-4, table=False)
-    state, summary = run_match(cfg, "all", out, workers=1, progress=False)
-    return out, cfg, state, summary
+def grid(small_grid):
+    """The whole small-variant grid (shared with the lab tests: tests/conftest.py)."""
+    assert small_grid[1].rules == SMALL
+    return small_grid
 
 
 def test_grid_equities_are_probabilities_with_seat_symmetry(grid):

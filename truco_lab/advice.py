@@ -23,7 +23,7 @@ import pyspiel
 
 from truco_lab.cards import A_DOWN, A_RAISE, action_str, card_str, parse_action, parse_cards
 from truco_lab.lab.match import canonical
-from truco_lab.public_tree import level_names
+from truco_lab.public_tree import level_names_at
 
 
 class ExplainError(ValueError):
@@ -117,7 +117,7 @@ def advise(strategy, state) -> Advice:
     rows_opp = tree.elem_hand[ls:ls + n].astype(np.int64)
     W = tree.deal_weight
     w = reach[ls:ls + n] * (W[own_row, rows_opp] if tq == 1 else W[rows_opp, own_row])
-    names = level_names(strategy.rules, tree.source.vira_class)
+    names = level_names_at(strategy.rules, state.deal[6])  # the user's vira, not the class representative
     hands = tree.meta["hands"]
     label = [" ".join(names[x] for x in sorted(hands[r], reverse=True)) for r in rows_opp]
     rng = pd.DataFrame({"hand": label, "probability": w})

@@ -348,7 +348,10 @@ class ResponseBot(BotBase):
 
     def probabilities(self, state) -> dict[int, float]:
         if self.target.covers(state):
-            return {self.target.strategy.best_response_action(state): 1.0}
+            try:
+                return {self.target.strategy.best_response_action(state): 1.0}
+            except KeyError:  # off the solved tree (a pruned move earlier this hand)
+                pass
         return self.target.fallback.probabilities(state)
 
 

@@ -370,6 +370,38 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_play(args: argparse.Namespace) -> int:
+    from truco_lab.bots import make_bot
+    from truco_lab.lab.match_run import ensure_solved
+    from truco_lab.lab.policy import MatchStrategy
+    from truco_lab.play import Table
+
+    prog = "truco-lab play"
+    try:
+        rules = _rules(args)
+    except ValueError as e:
+        return _err(prog, str(e))
+    strategy = None
+    if args.bot == "solved" or args.hints:
+        try:
+            out = ensure_solved(rules, args.solved, on_demand=not args.no_solve)
+        except ValueError as e:
+            return _err(prog, str(e))
+        if out is None:
+            return _err(prog, "--bot solved and --hints need a solved match run: give --solved DIR or drop --no-solve")
+        strategy = MatchStrategy(out)
+    if args.seed is None:
+        import random
+
+        args.seed = random.randrange(2**31)
+    bot = make_bot(args.bot, args.seed + 1, strategy)
+    if args.hand and args.score is None:
+        args.score = (0, 0)
+    table = Table(rules, bot, match=not args.hand, seat=args.seat, seed=args.seed, hints=strategy if args.hints else None,
+                  score=args.score or (0, 0), dealer=args.dealer)
+    return table.run()
+
+
 def _small_variant_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ranks", default="4567QJKA23", help="deck ranks (small variants)")
     p.add_argument("--suits", default="dshc", help="deck suits (small variants)")
@@ -496,6 +528,20 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("--solve", action="store_true", help="solve the rules' default cells on demand if missing")
     _small_variant_options(ex)
     ex.set_defaults(func=cmd_explain)
+
+    pl = sub.add_parser("play", help="play against a bot in the terminal (a match to 12, or --hand)")
+    pl.add_argument("--bot", choices=("solved", "heuristic", "heuristic-high", "heuristic-low", "random"),
+                    default="heuristic-high", help="the opponent (default heuristic-high)")
+    pl.add_argument("--hints", action="store_true", help="show the solution before each decision and your losses after")
+    pl.add_argument("--seed", type=int, default=None, help="seed of the deals (default: random)")
+    pl.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat (player 1 deals first)")
+    pl.add_argument("--hand", action="store_true", help="one hand instead of a match")
+    pl.add_argument("--score", type=_score, default=None, metavar="A,B", help="with --hand: the score")
+    pl.add_argument("--dealer", type=int, choices=(0, 1), default=1, help="with --hand: the dealer")
+    pl.add_argument("--solved", metavar="DIR", help="a finished match run (default: the rules' own)")
+    pl.add_argument("--no-solve", action="store_true", help="never solve on demand")
+    _small_variant_options(pl)
+    pl.set_defaults(func=cmd_play)
 
     args = p.parse_args(argv)
     _sigterm_as_interrupt()

@@ -560,11 +560,16 @@ MANILHA_NAMES = {"c": "Zap", "h": "Copas", "s": "Espadilha", "d": "Ouros"}
 def level_names(rules: RuleSet, vc: ViraClass) -> list[str]:
     """Readable name of each level under the class's representative vira: plain
     levels by rank (``7``), manilhas by their traditional names (``Zap``)."""
+    return level_names_at(rules, vc.vira)
+
+
+def level_names_at(rules: RuleSet, vira: int) -> list[str]:
+    """Level names under an actual vira (a class member's levels are the representative's, renamed)."""
     from truco_lab.cards import RANKS, SUITS
 
-    manilha = rules.manilha_rank(RANKS[vc.vira >> 2])
+    manilha = rules.manilha_rank(RANKS[vira >> 2])
     out = []
-    for cards in vc.level_cards:
+    for cards in _levels(rules, vira):
         c = cards[0]
         out.append(MANILHA_NAMES[SUITS[c & 3]] if RANKS[c >> 2] == manilha else RANKS[c >> 2])
     return out

@@ -1,0 +1,287 @@
+"""The lab for people: bots, arena, explain and the play table (issue 8)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import exploitability as os_expl
+
+import truco_lab  # noqa: F401  registers the games
+from truco_lab.advice import ExplainError, advise, explain
+from truco_lab.arena import bot_exploitability, load_match_game, play_match, run_pair
+from truco_lab.bots import Bot, HeuristicBot, RandomBot, SolvedBot, make_bot, view_of
+from truco_lab.cards import A_ACCEPT_ELEVEN, A_FOLD_ELEVEN, parse_cards
+from truco_lab.cli import main
+from truco_lab.lab.policy import MatchStrategy
+from truco_lab.play import Table
+from truco_lab.rules import PAULISTA
+
+TINY = PAULISTA.with_deck("7QJKA23", "c")
+SMALL_ARGS = ["--ranks", "7QJKA23", "--suits", "c", "--max-stake", "3"]
+
+
+def _hand_game(rules, **kw):
+    params = {"ranks": rules.ranks, "suits": rules.suits, "max_stake": max(rules.ladder), "score0": 0, "score1": 0,
+              "dealer": 1}
+    params.update(kw)
+    return pyspiel.load_game("truco_paulista", params)
+
+
+@pytest.mark.parametrize("bot", [RandomBot(), HeuristicBot("low"), HeuristicBot("high")], ids=lambda b: b.name)
+def test_bot_exploitability_equals_openspiel_nash_conv(bot):
+    """Our exact per-cell exploitability of a bot (its strategy read at every information set of the
+    native tree, best response on that tree) equals OpenSpiel's NashConv/2 of the bot as a policy."""
+    rules = TINY.with_max_stake(1)
+    ours = bot_exploitability(bot, rules, (0, 0), 1)
+    game = _hand_game(rules)
+    theirs = os_expl.nash_conv(game, bot.as_policy(game)) / 2
+    assert ours == pytest.approx(theirs, abs=1e-6)
+
+
+@pytest.mark.slow
+def test_heuristic_exploitability_with_raises_equals_openspiel():
+    rules = TINY.with_max_stake(3)
+    bot = HeuristicBot("high")
+    game = _hand_game(rules)
+    assert bot_exploitability(bot, rules, (0, 0), 1) == pytest.approx(
+        os_expl.nash_conv(game, bot.as_policy(game)) / 2, abs=1e-6)
+
+
+def test_bots_play_legal_complete_matches_and_are_policies(small_grid):
+    out, cfg, _, _ = small_grid
+    game = load_match_game(cfg.rules)
+    strat = MatchStrategy(out)
+    bots = [make_bot(n, 1, strat) for n in ("solved", "heuristic-low", "heuristic-high", "random", "br-solved")]
+    for b in bots:
+        assert isinstance(b, Bot)
+    rng = np.random.default_rng(0)
+    for m in range(10):
+        pair = (bots[m % 5], bots[(m + 1 + m // 5) % 5])
+        winner, hands, pts = play_match(game, pair, deal_seed=m)  # an illegal action would raise
+        assert winner in (0, 1) and max(pts) >= cfg.rules.target and hands >= 1
+    # every bot's probabilities form a distribution over the legal actions (OpenSpiel policy contract)
+    st = game.new_initial_state()
+    for _ in range(200):
+        if st.is_terminal():
+            st = game.new_initial_state()
+        if st.is_chance_node():
+            acts, ps = zip(*st.chance_outcomes(), strict=True)
+            st.apply_action(int(rng.choice(acts, p=ps)))
+            continue
+        for b in bots:
+            probs = b.as_policy(game).action_probabilities(st)
+            assert set(probs) <= set(st.legal_actions())
+            assert sum(probs.values()) == pytest.approx(1.0)
+        st.apply_action(int(rng.choice(st.legal_actions())))
+
+
+def test_heuristic_eleven_decision_follows_hand_strength():
+    game = _hand_game(PAULISTA, score0=11, score1=3, dealer=1)
+
+    def decide(cards, vira, level):
+        st = game.new_initial_state()
+        mine = sorted(parse_cards(cards))
+        rest = [c for c in range(40) if c not in mine and c != parse_cards(vira)[0]][:3]
+        for c in [*mine, *rest, parse_cards(vira)[0]]:
+            st.apply_action(c)
+        return max(HeuristicBot(level).probabilities(st).items(), key=lambda kv: kv[1])[0]
+
+    for level in ("low", "high"):
+        assert decide("5c 5h 3d", "4s", level) == A_ACCEPT_ELEVEN  # two manilhas and a 3
+        assert decide("4d 6s 7h", "3c", level) == A_FOLD_ELEVEN  # the weakest cards
+    st = game.new_initial_state()
+    for c in (0, 1, 2, 3, 5, 6, 39):
+        st.apply_action(c)
+    v = view_of(st.s, st._g.deck_list, st.legal_actions())
+    assert v.eleven and v.player == 0 and sorted(v.dealt) == [0, 1, 2] and v.vira == 39
+
+
+def test_solved_bot_announces_unsolved_cells_and_falls_back(small_grid, tmp_path):
+    out, cfg, _, _ = small_grid
+    from truco_lab.lab.match import MatchConfig
+    from truco_lab.lab.match_run import run_match
+
+    part = tmp_path / "row"
+    run_match(MatchConfig(cfg.rules, target=1e-3, table=False), [(11, 11)], part, workers=1, progress=False)
+    notes = []
+    bot = SolvedBot(MatchStrategy(part), notify=notes.append)
+    game = load_match_game(cfg.rules)
+    play_match(game, (bot, RandomBot(1)), deal_seed=3)
+    assert bot.fallback_decisions > 0 and notes
+    assert re.match(r"solved bot: cell \d+x\d+ dealer \d is not solved in .*; playing heuristic-high there "
+                    r"\(solve it: truco-lab match --cells \d+,\d+ ", notes[0])
+    assert len(notes) == len(bot.missing)  # once per cell
+
+
+def test_arena_pairs_lines_parquet_and_reproducibility(small_grid, tmp_path, capsys):
+    out, cfg, _, _ = small_grid
+    args = ["arena", "--bots", "solved,heuristic-high,random", "--matches", "30", "--seed", "1",
+            "--solved", str(out), "--cell", "11,11", "--out", str(tmp_path / "a"), "-q", *SMALL_ARGS]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    lines = [x for x in text.splitlines() if " vs " in x]
+    assert [x.split(":")[0] for x in lines] == ["solved vs heuristic-high", "solved vs random",
+                                                 "heuristic-high vs random"]
+    for x in lines:
+        assert re.match(r"^\S+ vs \S+: \S+ wins [01]\.\d{3} ± \d\.\d{3} \(95%\), points per hand [+-]\d\.\d{3}, "
+                        r"30 matches, \d+ hands$", x)
+    assert re.search(r"^solved: exploitability \d\.\d{4} \(match-win probability\) in cell 11x11 dealer 1$", text,
+                     re.M)
+    assert re.search(r"^random: exploitability \d\.\d{4}", text, re.M)
+    import pandas as pd
+
+    df = pd.read_parquet(tmp_path / "a" / "arena.parquet")
+    assert list(df.columns) == ["bot_a", "bot_b", "match", "seat_a", "winner_is_a", "hands", "points_a", "points_b"]
+    assert len(df) == 90 and set(df.seat_a) == {0, 1}
+    assert (np.maximum(df.points_a, df.points_b) >= 12).all()
+    # same seed, same matches
+    assert main([*args[:-7], "--out", str(tmp_path / "b"), "-q", *SMALL_ARGS]) == 0
+    capsys.readouterr()
+    assert pd.read_parquet(tmp_path / "b" / "arena.parquet").equals(df)
+
+
+def test_arena_solved_beats_random_and_duplicate_deals(small_grid):
+    out, cfg, _, _ = small_grid
+    game = load_match_game(cfg.rules)
+    strat = MatchStrategy(out)
+    res, rows = run_pair(game, lambda n, s: make_bot(n, s, strat), "solved", "random", 60, seed=5)
+    assert res.win_rate > 0.8
+    # matches 2k and 2k+1 share their deals with the seats swapped
+    assert [r["seat_a"] for r in rows[:4]] == [0, 1, 0, 1]
+
+
+def test_arena_cli_errors(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["arena", "--bots", "solved,alphago", "--matches", "2"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown bot 'alphago'" in err
+    with pytest.raises(SystemExit) as e:
+        main(["arena", "--bots", "random", "--matches", "2"])
+    assert e.value.code == 2
+
+
+def test_explain_strategy_values_and_range(small_grid):
+    out, cfg, _, _ = small_grid
+    strat = MatchStrategy(out)
+    adv = explain((3, 5), 0, "Kc", "7c Ac 2c", "", solved=strat, rules=cfg.rules)
+    assert adv.actions.probability.sum() == pytest.approx(1.0)
+    assert ((adv.actions.value >= -1e-9) & (adv.actions.value <= 1 + 1e-9)).all()
+    assert adv.opponent_range.probability.sum() == pytest.approx(1.0)
+    # card removal: the opponent's range never holds our cards or the vira (one card per level here)
+    for hand in adv.opponent_range.hand:
+        assert not {"7", "A"} & set(hand.split())
+    # after a history, the probabilities are the strategy's at that OpenSpiel state
+    adv2 = explain((3, 5), 0, "Kc", "7c Ac 2c", "play_face_up Qc", solved=strat, rules=cfg.rules)
+    assert adv2.player == 0 and adv2.history == ["play_face_up Qc"]
+    for hand in adv2.opponent_range.hand:
+        assert "Q" in hand.split()  # the card the opponent showed is in every hand of their range
+    text = str(adv2)
+    assert "opponent's range" in text and "play_face_up" in text
+
+
+def test_explain_matches_advise_at_the_same_state(small_grid):
+    out, cfg, _, _ = small_grid
+    strat = MatchStrategy(out)
+    from truco_lab.advice import hand_state
+
+    st = hand_state(cfg.rules, (3, 5), 0, "Kc", "7c Ac 2c", "raise 3, accept_raise")
+    a1 = advise(strat, st)
+    probs = strat.action_probabilities(st)
+    for r in a1.actions.itertuples():
+        assert r.probability == pytest.approx(probs[truco_lab.parse_action(r.action)])
+
+
+@pytest.mark.parametrize("hand,history,vira,message", [
+    ("7c 7c 2c", "", "Kc", "dealt twice"),
+    ("7c Ac 2c", "play_face_up Ac", "Kc", "is in your hand"),
+    ("7c Ac 2c", "raise 3, raise 3", "Kc", "impossible history"),
+    ("7c Ac 2c", "", "7c", "both the vira and in the hand"),
+    ("7c Ac 9c", "", "Kc", "unknown card"),
+    ("7c Ac 4d", "", "Kc", "not in this deck"),
+    ("7c Ac 2c", "play_face_up Jc, play_face_up Jc", "Kc", "played twice"),
+])
+def test_explain_errors_name_the_problem(small_grid, hand, history, vira, message):
+    out, cfg, _, _ = small_grid
+    with pytest.raises(ExplainError, match=message):
+        explain((3, 5), 0, vira, hand, history, solved=MatchStrategy(out), rules=cfg.rules)
+
+
+def test_explain_cli_and_unsolved_cell(small_grid, tmp_path, capsys):
+    out, cfg, _, _ = small_grid
+    assert main(["explain", "--score", "3,5", "--dealer", "0", "--vira", "Kc", "--hand", "7c Ac 2c", "--history",
+                 "raise 3, accept_raise", "--solved", str(out), *SMALL_ARGS]) == 0
+    assert "opponent's range" in capsys.readouterr().out
+    from truco_lab.lab.match import MatchConfig
+    from truco_lab.lab.match_run import run_match
+
+    part = tmp_path / "row"
+    run_match(MatchConfig(cfg.rules, target=1e-3, table=False), [(11, 11)], part, workers=1, progress=False)
+    assert main(["explain", "--score", "3,5", "--dealer", "0", "--vira", "Kc", "--hand", "7c Ac 2c",
+                 "--solved", str(part), *SMALL_ARGS]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not solved" in err and "truco-lab match --cells 3,5" in err
+
+
+class _Script:
+    """Scripted terminal input; raises KeyboardInterrupt when told to."""
+
+    def __init__(self, lines):
+        self.lines = list(lines)
+
+    def __call__(self, prompt=""):
+        if not self.lines:
+            raise EOFError
+        x = self.lines.pop(0)
+        if x is KeyboardInterrupt:
+            raise KeyboardInterrupt
+        return x
+
+
+def _table(rules, bot, lines, **kw):
+    out = []
+    t = Table(rules, bot, read=_Script(lines), write=out.append, **kw)
+    return t.run(), "\n".join(out)
+
+
+def test_play_scripted_bad_keys_help_and_quit():
+    rules = TINY.with_max_stake(3)
+    code, text = _table(rules, RandomBot(1), ["xyz", "99", "?", "play_face_up 9z", "q"], seed=4)
+    assert code == 0
+    assert "'xyz' is not a move" in text and "'99' is not one of the choices" in text
+    assert "type 1-" in text and "unknown card '9z'" in text and "you left the table" in text
+    assert "vira " in text and "your cards:" in text and "stake 1" in text and "Traceback" not in text
+    assert any(s in text for s in "♣♥♠♦")
+
+
+def test_play_ctrl_c_leaves_cleanly():
+    code, text = _table(TINY.with_max_stake(3), RandomBot(1), ["1", KeyboardInterrupt], seed=4)
+    assert code == 0 and "you left the table" in text
+
+
+def test_play_whole_match_and_seed_reproducible():
+    rules = TINY.with_max_stake(3)
+    a = _table(rules, HeuristicBot("high", 2), ["1"] * 400, seed=9)
+    b = _table(rules, HeuristicBot("high", 2), ["1"] * 400, seed=9)
+    assert a == b
+    assert a[1].count("hand over.") >= 2 and re.search(r"(you win the match!|the bot wins\.)$", a[1])
+
+
+def test_play_hints_and_value_lost(small_grid):
+    out, cfg, _, _ = small_grid
+    strat = MatchStrategy(out)
+    code, text = _table(cfg.rules, make_bot("solved", 2, strat), ["1"] * 40, seed=3, hints=strat)
+    assert code == 0
+    assert "hint: " in text and "[worth: your match-win probability]" in text
+    assert "value lost" in text or "you lost no value" in text
+
+
+def test_play_cli_one_hand(monkeypatch, capsys):
+    lines = iter(["1"] * 20)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(lines))
+    assert main(["play", "--bot", "random", "--seed", "1", "--hand", "--score", "11,3", *SMALL_ARGS]) == 0
+    text = capsys.readouterr().out
+    assert "accept the hand of eleven" in text and "hand over." in text

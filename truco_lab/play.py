@@ -1,0 +1,210 @@
+"""``truco-lab play``: a terminal table against a bot, one hand or a whole match to 12.
+
+A thin layer over the OpenSpiel games (the engine) and the bots: :class:`Table`
+reads lines through ``read`` and prints through ``write``, so tests drive it
+with scripted input and no terminal. Keys: the number of a listed action, or
+the action in notation (``play_face_up 3d``, ``raise 3``, ``accept_raise``,
+...), ``?`` for help, ``q`` (or Ctrl-C / end of input) to leave.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from truco_lab import engine as E
+from truco_lab.arena import _deal
+from truco_lab.cards import (
+    A_ACCEPT,
+    A_ACCEPT_ELEVEN,
+    A_DOWN,
+    A_FOLD,
+    A_FOLD_ELEVEN,
+    A_RAISE,
+    RANKS,
+    SUITS,
+    action_str,
+    parse_action,
+)
+
+SUIT_SYMBOLS = {"d": "♦", "s": "♠", "h": "♥", "c": "♣"}
+
+
+def pretty(card: int) -> str:
+    """A card with its suit symbol: ``7♥``."""
+    return f"{RANKS[card >> 2]}{SUIT_SYMBOLS[SUITS[card & 3]]}"
+
+
+def describe_action(a: int) -> str:
+    """Short words for an action id."""
+    if a < A_DOWN:
+        return f"play {pretty(a)}"
+    if a < A_RAISE:
+        return f"play {pretty(a - A_DOWN)} face down"
+    if a < A_ACCEPT:
+        return {3: "truco! (raise to 3)", 6: "seis! (raise to 6)", 9: "nove! (raise to 9)",
+                12: "doze! (raise to 12)"}[(3, 6, 9, 12)[a - A_RAISE]]
+    return {A_ACCEPT: "accept the raise", A_FOLD: "fold (run)", A_ACCEPT_ELEVEN: "accept the hand of eleven",
+            A_FOLD_ELEVEN: "fold the hand of eleven"}.get(a, action_str(a))
+
+
+class Table:
+    """One human (seat ``seat``) against ``bot``; ``hints`` (a MatchStrategy) shows the solution."""
+
+    def __init__(self, rules, bot, *, match: bool = True, seat: int = 0, seed: int = 0, hints=None,
+                 score: tuple[int, int] = (0, 0), dealer: int = 1, read=None, write=print) -> None:
+        params = {"ranks": rules.ranks, "suits": rules.suits, "max_stake": max(rules.ladder)}
+        if match:
+            self.game = pyspiel.load_game("truco_paulista_match", params)
+        else:
+            self.game = pyspiel.load_game("truco_paulista", dict(params, score0=score[0], score1=score[1],
+                                                                   dealer=dealer))
+        self.rules, self.bot, self.seat, self.hints = rules, bot, seat, hints
+        self.rng = np.random.default_rng(seed)
+        self.read = read or (lambda prompt: input(prompt))  # looked up at call time (tests patch it)
+        self.write = write
+        self.lost: list[tuple[str, str, float]] = []  # (your action, the solution's best, value lost)
+        self.hands = 0
+
+    # ---- display -------------------------------------------------------------------------------
+    def _who(self, p: int) -> str:
+        return "you" if p == self.seat else "bot"
+
+    def _show(self, st) -> None:
+        s, me = st.s, self.seat
+        sc = (int(E.score(s, me)), int(E.score(s, 1 - me)))
+        stake = f"stake {int(E.value(s))}"
+        if int(E.pending_to(s)):
+            stake += f" ({self._who(int(E.pending_by(s)))} asked {int(E.pending_to(s))})"
+        manilha = RANKS[int(E.manilha(s))]
+        self.write("-" * 60)
+        self.write(f"hand {self.hands} · score you {sc[0]}, bot {sc[1]} · {self._who(st.dealer)} deal(s) · {stake}")
+        self.write(f"vira {pretty(int(E.vira(s)))} → manilhas are the {manilha}s (♣ > ♥ > ♠ > ♦)")
+        rounds = []
+        for x in range(int(E.nplays(s))):
+            who = self._who(int(E.play_owner(s, x)))
+            c = int(E.play_card(s, x))
+            shown = "??" if E.play_down(s, x) and who == "bot" else pretty(c) + (" (down)" if E.play_down(s, x)
+                                                                                  else "")
+            if x % 2 == 0:
+                rounds.append(f"round {x // 2 + 1}: {who} {shown}")
+            else:
+                w = int(E.round_winner(s, x // 2)) if x // 2 < int(E.nrounds(s)) else -1
+                res = "" if w < 0 else " → tie" if w == E.TIE else f" → {self._who(w)}"
+                rounds[-1] += f", {who} {shown}{res}"
+        self.write("table: " + (" | ".join(rounds) if rounds else "(no cards played yet)"))
+        held = [int(E.held_card(s, me, i)) for i in range(3)]
+        self.write("your cards: " + " ".join(pretty(c) for c in held if c >= 0))
+
+    def _hint(self, st) -> dict[int, float] | None:
+        """Print the solution's advice; returns action -> value (None without a hint)."""
+        if self.hints is None:
+            return None
+        from truco_lab.advice import advise
+
+        try:
+            adv = advise(self.hints, st)
+        except KeyError as e:
+            self.write(f"hint: none here ({str(e).strip(chr(39))})")
+            return None
+        parts = []
+        for r in adv.actions.itertuples():
+            what = describe_action(parse_action(r.action))
+            parts.append(f"{what} {r.probability:.0%} (worth {r.value:.3f})" if r.value == r.value
+                         else f"{what}: never (dominated)")
+        self.write("hint: " + "; ".join(parts) + "   [worth: your match-win probability]")
+        vals = {parse_action(r.action): (r.probability, r.value) for r in adv.actions.itertuples()
+                if r.value == r.value}
+        return vals
+
+    # ---- input ---------------------------------------------------------------------------------
+    def _ask(self, legal: list[int]) -> int | None:
+        """The human's action (None: leave)."""
+        for i, a in enumerate(legal, 1):
+            self.write(f"  {i}) {describe_action(a)}")
+        while True:
+            try:
+                text = self.read("your move> ").strip()
+            except EOFError:
+                return None
+            if text.lower() in ("q", "quit", "exit"):
+                return None
+            if text in ("?", "h", "help"):
+                self.write(f"type 1-{len(legal)}, or an action in notation (e.g. '{action_str(legal[0])}'), "
+                           "or q to leave")
+                continue
+            if text.isdigit():
+                if 1 <= int(text) <= len(legal):
+                    return legal[int(text) - 1]
+                self.write(f"'{text}' is not one of the choices: type 1-{len(legal)}, ? for help, q to leave")
+                continue
+            try:
+                a = parse_action(text)
+            except ValueError as e:
+                self.write(f"'{text}' is not a move: {e}. Type 1-{len(legal)}, ? for help, q to leave")
+                continue
+            if a not in legal:
+                self.write(f"'{text}' is not legal now: choose 1-{len(legal)}")
+                continue
+            return a
+
+    # ---- the game loop ----------------------------------------------------------------------------
+    def run(self) -> int:
+        """Play until the game ends or the human leaves; returns 0."""
+        st = self.game.new_initial_state()
+        self.write(f"truco paulista against the {self.bot.name} bot; you are player {self.seat}. "
+                   "q leaves, ? helps.")
+        try:
+            while not st.is_terminal():
+                if st.is_chance_node():
+                    self.hands += 1
+                    for c in _deal(self.rng, st._g.deck_list):
+                        st.apply_action(c)
+                    continue
+                p = st.current_player()
+                before = len(st.past) if hasattr(st, "past") else 0
+                if p == self.seat:
+                    self._show(st)
+                    vals = self._hint(st)
+                    a = self._ask(st.legal_actions())
+                    if a is None:
+                        self.write(f"you left the table (score you {int(E.score(st.s, self.seat))}, "
+                                   f"bot {int(E.score(st.s, 1 - self.seat))}).")
+                        return 0
+                    if vals:
+                        best = sum(pr * v for pr, v in vals.values())
+                        top = max(vals, key=lambda k: vals[k][1])
+                        if a not in vals:  # a dominated move the solved tree prunes
+                            self.lost.append((describe_action(a), top, float("nan")))
+                        elif best - vals[a][1] > 5e-4:
+                            self.lost.append((describe_action(a), top, best - vals[a][1]))
+                else:
+                    a = self.bot.act(st)
+                    self.write(f"bot: {describe_action(a) if not (A_DOWN <= a < A_RAISE) else 'plays a card face down'}")
+                deal = list(st.deal)
+                st.apply_action(a)
+                if st.is_terminal() or (hasattr(st, "past") and len(st.past) > before):
+                    self._hand_over(st, deal)
+        except KeyboardInterrupt:
+            self.write("\nyou left the table.")
+            return 0
+        r = st.returns()[self.seat]
+        self.write("you win the match!" if r > 0 else "the bot wins." if r < 0 else "a draw.")
+        return 0
+
+    def _hand_over(self, st, deal) -> None:
+        me = self.seat
+        # the finished hand's engine state stays in place until the next deal: scores after the award
+        sc = (int(E.score(st.s, 0)), int(E.score(st.s, 1)))
+        bot_cards = deal[3 * (1 - me):3 * (1 - me) + 3]
+        self.write(f"hand over. bot held {' '.join(pretty(c) for c in bot_cards)}. score you {sc[me]}, "
+                   f"bot {sc[1 - me]}")
+        if self.hints is not None:
+            if self.lost:
+                for mine, best, loss in self.lost:
+                    cost = f"-{loss:.3f} match-win probability" if loss == loss else "a dominated move"
+                    self.write(f"  value lost: you chose {mine}; the solution prefers {describe_action(best)} "
+                               f"({cost})")
+            else:
+                self.write("  you lost no value against the solution this hand.")
+            self.lost = []
