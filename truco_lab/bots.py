@@ -30,7 +30,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from truco_lab import engine as E
-from truco_lab.cards import A_ACCEPT, A_ACCEPT_ELEVEN, A_DOWN, A_FOLD, A_FOLD_ELEVEN, A_RAISE, A_UP
+from truco_lab.cards import A_ACCEPT, A_ACCEPT_ELEVEN, A_FOLD, A_FOLD_ELEVEN, A_RAISE, A_UP
 
 BOT_NAMES = ("solved", "heuristic-low", "heuristic-high", "random")
 
