@@ -151,6 +151,9 @@ def solve(
     if tree not in TREE_BUILDERS:
         raise ValueError(f"tree must be one of {', '.join(TREE_BUILDERS)}, got {tree!r}")
     _check_stop(iterations, target_exploitability)
+    for name, v in (("check_every", check_every), ("checkpoint_every", checkpoint_every)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
     t0 = time.perf_counter()
     name = game.get_type().short_name
     if tree == "native" and name not in NATIVE_BUILDERS:
@@ -200,8 +203,8 @@ def _check_stop(iterations, target) -> None:
         raise ValueError("give iterations, target_exploitability, or both")
     if iterations is not None and iterations < 0:
         raise ValueError(f"iterations must be >= 0, got {iterations}")
-    if target is not None and not target > 0:
-        raise ValueError(f"target_exploitability must be > 0, got {target}")
+    if target is not None and not (target > 0 and np.isfinite(target)):
+        raise ValueError(f"target_exploitability must be a positive finite number, got {target}")
 
 
 class _DeferredInterrupts:

@@ -291,6 +291,9 @@ class SolverState:
         self._tree_shape = np.array([tree.num_nodes, tree.num_infosets, tree.num_slots])
         self.algorithm = algorithm
         self.alternating = alternating
+        for name, v in (("alpha", alpha), ("beta", beta), ("gamma", gamma)):
+            if not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v):
+                raise ValueError(f"{name} must be a finite number, got {v!r}")
         self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
         self.iteration = 0
 

@@ -285,3 +285,43 @@ def test_play_cli_one_hand(monkeypatch, capsys):
     assert main(["play", "--bot", "random", "--seed", "1", "--hand", "--score", "11,3", *SMALL_ARGS]) == 0
     text = capsys.readouterr().out
     assert "accept the hand of eleven" in text and "hand over." in text
+
+
+def test_rough_edges_one_line_errors(capsys):
+    """Issue 8 §5: a card id reused across both hands, NumPy scalars in messages, --version, --vira ALL,
+    negative scores, infinite targets, check_every=0 and NaN discount parameters."""
+    import json
+
+    from solvers.api import solve
+    from truco_lab import HandState, TrucoError
+    from truco_lab.public_tree import build_cell
+
+    h = HandState.new(("3d Qs 5c", "4d 4s 4h"), "7c")
+    d = json.loads(json.dumps(h.to_json()))
+    d["hands"]["1"][0] = dict(d["hands"]["0"][0])
+    with pytest.raises(TrucoError, match="held by both players"):
+        HandState.load(d)
+    with pytest.raises(ValueError, match=r"got 12$"):
+        build_cell(score0=np.int64(12))
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.startswith("truco-lab ")
+    for argv, msg in [(["--score", "-1,0", "--vira", "all", "--iterations", "1"], "got '-1,0'"),
+                      (["--score", "11,11", "--vira", "all", "--target-exploitability", "inf"], "got 'inf'"),
+                      (["--score", "11,11", "--vira", "all", "--target-exploitability", "nan"], "got 'nan'")]:
+        with pytest.raises(SystemExit) as e:
+            main(["solve", "--dealer", "0", "--out", "/nonexistent/x", *argv])
+        assert e.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and msg in err
+    game = pyspiel.load_game("kuhn_poker")
+    with pytest.raises(ValueError, match="check_every must be a positive integer"):
+        solve(game, iterations=5, check_every=0)
+    with pytest.raises(ValueError, match="alpha must be a finite number"):
+        solve(game, iterations=5, alpha=float("nan"))
+
+
+def test_vira_all_any_case(tmp_path, capsys):
+    assert main(["solve", "--score", "11,11", "--dealer", "0", "--vira", "ALL", "--iterations", "2", "--out",
+                 str(tmp_path / "s"), "-q", "--no-table", *SMALL_ARGS]) == 0
+    assert "game value" in capsys.readouterr().out

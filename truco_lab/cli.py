@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -91,8 +92,8 @@ def _positive_float(text: str) -> float:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"expected a positive finite number, got {text!r}")
     return v
 
 
@@ -118,7 +119,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         rules = _rules(args)
     except ValueError as e:
         return _err(prog, str(e))
-    if args.vira == "all":
+    if args.vira.lower() == "all":
+        args.vira = "all"
         viras = [(vc, vc.name) for vc in vira_classes(rules)]
     else:
         from truco_lab.cards import card_str, parse_card
@@ -430,10 +432,28 @@ def _sigterm_as_interrupt() -> None:
         signal.signal(signal.SIGTERM, handler)
 
 
+def _join_negative_values(argv: list[str]) -> list[str]:
+    """``--score -1,0`` reaches the score check (argparse would take ``-1,0`` for an option)."""
+    out = []
+    i = 0
+    while i < len(argv):
+        if argv[i] in ("--score", "--cell", "--cells") and i + 1 < len(argv) and argv[i + 1][:1] == "-" \
+                and argv[i + 1][1:2].isdigit():
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(argv[i])
+        i += 1
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     from solvers.cfr import ALGORITHMS
 
+    from truco_lab import __version__
+
     p = _Parser(prog="truco-lab", description="truco-lab: engine, games and solvers for truco paulista")
+    p.add_argument("--version", action="version", version=f"truco-lab {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     sc = sub.add_parser("spec-check", help="run truco-spec engine fixtures; ends with 'N passed, M failed'")
@@ -543,7 +563,7 @@ def main(argv: list[str] | None = None) -> int:
     _small_variant_options(pl)
     pl.set_defaults(func=cmd_play)
 
-    args = p.parse_args(argv)
+    args = p.parse_args(_join_negative_values(sys.argv[1:] if argv is None else list(argv)))
     _sigterm_as_interrupt()
     try:
         return args.func(args)

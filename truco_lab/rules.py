@@ -126,9 +126,14 @@ def check_start(rules: RuleSet, score0, score1, dealer, prefix: str = "") -> Non
     t = rules.target
     for name, v in (("score0", score0), ("score1", score1)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < t:
-            raise ValueError(f"{prefix}{name} must be an integer in 0..{t - 1} for a live hand, got {v!r}")
+            raise ValueError(f"{prefix}{name} must be an integer in 0..{t - 1} for a live hand, got {plain(v)!r}")
     if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or dealer not in (0, 1):
-        raise ValueError(f"{prefix}dealer must be 0 or 1, got {dealer!r}")
+        raise ValueError(f"{prefix}dealer must be 0 or 1, got {plain(dealer)!r}")
+
+
+def plain(v):
+    """A NumPy scalar as the Python number it holds (messages print ``12``, not ``np.int64(12)``)."""
+    return v.item() if isinstance(v, np.generic) else v
 
 
 def _check_subset(what: str, value: str, universe: str) -> None:

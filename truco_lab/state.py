@@ -347,7 +347,12 @@ def _load(d: dict, rules: RuleSet, hand_winner: int | None) -> HandState:  # noq
     ids: dict[int, str] = {}
     seen_sid: dict[str, int] = {}
 
-    def note(c: int, sid: str, where: str) -> None:
+    owner: dict[int, int] = {}
+
+    def note(c: int, sid: str, where: str, player: int) -> None:
+        if c in owner and owner[c] != player:
+            raise _invalid(f"{where}: {card_str(c)} (id {sid!r}) is held by both players")
+        owner[c] = player
         if c not in deck:
             raise _invalid(f"{where}: {card_str(c)} is not in this deck")
         if sid in seen_sid and seen_sid[sid] != c:
@@ -394,7 +399,7 @@ def _load(d: dict, rules: RuleSet, hand_winner: int | None) -> HandState:  # noq
                 if len(plays) != 2 or plays[k].get("player") != p:
                     raise _invalid(f"completed round {i + 1}: plays must be the leader's then the follower's")
                 c = card_from_json(plays[k]["card"], f"round {i + 1} play")
-                note(c, plays[k]["card"].get("id", f"x{card_str(c)}"), f"round {i + 1}")
+                note(c, plays[k]["card"].get("id", f"x{card_str(c)}"), f"round {i + 1}", p)
                 down = plays[k].get("visibility") == "down"
                 if down and i < rules.face_down_from_round - 1:
                     raise _invalid(f"round {i + 1}: face-down plays are not allowed before round {rules.face_down_from_round}")
@@ -425,7 +430,7 @@ def _load(d: dict, rules: RuleSet, hand_winner: int | None) -> HandState:  # noq
         if pl.get("player") != expect_leader:
             raise _invalid(f"the first play of a round is the leader's (player {expect_leader}), got {pl!r}")
         c = card_from_json(pl.get("card"), "current round play")
-        note(c, pl["card"].get("id", f"x{card_str(c)}"), "current round")
+        note(c, pl["card"].get("id", f"x{card_str(c)}"), "current round", expect_leader)
         down = pl.get("visibility") == "down"
         if down and nr < rules.face_down_from_round - 1:
             raise _invalid(f"a face-down play in round {nr + 1}: face-down is allowed from round {rules.face_down_from_round}")
@@ -441,7 +446,7 @@ def _load(d: dict, rules: RuleSet, hand_winner: int | None) -> HandState:  # noq
             sid = cj.get("id", f"x{card_str(c)}")
             if c in played[p] and ids.get(c) == sid:
                 continue  # the played card also listed in hand: same physical card
-            note(c, sid, f"hands[{p}]")
+            note(c, sid, f"hands[{p}]", p)
             held.append(c)
         if len(held) + len(played[p]) != 3:
             raise _invalid(
