@@ -84,12 +84,15 @@ class SolveResult:
         return pol
 
     def table(self, include_forced: bool = False):
-        """The strategy table: a :class:`solvers.tables.StrategyTable` for native
-        solves, a plain DataFrame (information-set strings) for generic ones."""
+        """The strategy table, a :class:`solvers.tables.StrategyTable` for every solve: native
+        solves are labelled by hand and public history, generic ones by OpenSpiel's
+        information-state strings (column ``infoset``); ``to_pandas()`` gives the DataFrame."""
         import pandas as pd
 
+        from solvers.tables import StrategyTable
+
         if self.native:
-            from solvers.tables import StrategyTable, subgame_frame
+            from solvers.tables import subgame_frame
 
             frames = [subgame_frame(s, include_forced) for s in self.solver.solvers]
             df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
@@ -107,7 +110,7 @@ class SolveResult:
                 rows["action"].append(int(act))
                 rows["probability"].append(float(avg[o + a]))
                 rows["regret"].append(float(self.solver.regrets[o + a]))
-        return pd.DataFrame(rows)
+        return StrategyTable(pd.DataFrame(rows), self.metadata())
 
 
 def _route(trees: list, state) -> tuple[int, dict]:

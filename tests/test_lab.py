@@ -325,3 +325,15 @@ def test_vira_all_any_case(tmp_path, capsys):
     assert main(["solve", "--score", "11,11", "--dealer", "0", "--vira", "ALL", "--iterations", "2", "--out",
                  str(tmp_path / "s"), "-q", "--no-table", *SMALL_ARGS]) == 0
     assert "game value" in capsys.readouterr().out
+
+
+def test_generic_and_native_tables_are_one_type():
+    from solvers.api import solve
+    from solvers.tables import StrategyTable
+
+    t = solve(pyspiel.load_game("kuhn_poker"), iterations=50).table()
+    assert isinstance(t, StrategyTable)
+    df = t.to_pandas()
+    assert {"infoset", "player", "action", "probability"} <= set(df.columns)
+    assert np.allclose(df.groupby("infoset").probability.sum(), 1.0, atol=1e-6)
+    assert t.metadata["algorithm"] == "dcfr"
