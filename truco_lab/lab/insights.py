@@ -1,0 +1,244 @@
+"""Answers to players' questions from a run's strategy tables (the notebooks' shared analysis).
+
+A strategy table has one row per information set and action (see
+``StrategyTable.describe()``); this module turns a run's tables into one
+DataFrame per *decision* (information set) with the features players talk
+about: hand strength, round, who leads, whether a raise is pending, the score.
+
+Hand strength is the hand's percentile among all hands of its vira class by the
+mean strength level of its three cards (0 = weakest hand, 1 = strongest); a
+"weak" hand (strength below 0.5) is the proxy for a hand that loses a showdown
+more often than not. Every frequency is weighted by ``reach`` (the probability
+that the equilibrium reaches the decision), so it is how often the solution
+does it in play, not per listed hand.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from truco_lab.public_tree import level_names, vira_classes
+
+KEY = ["score0", "score1", "dealer", "vira_class", "player", "hand", "history", "hidden"]
+_NOT_CARDS = ("raise", "accept", "fold", "concede")
+
+
+def load_tables(run: str | Path, columns: list[str] | None = None, cells=None) -> pd.DataFrame:
+    """The strategy tables of a ``truco-lab solve`` or ``truco-lab match`` run folder as one DataFrame
+    (string columns as categories); ``cells``: only these ``(score0, score1, dealer)`` (canonical cells of
+    a match run: ``score0 <= score1``)."""
+    run = Path(run)
+    files = sorted(f for f in run.rglob("s*_d*_v*.parquet"))
+    if cells is not None:
+        want = {f"s{a}-{b}_d{d}_" for a, b, d in cells}
+        files = [f for f in files if any(f.name.startswith(w) for w in want)]
+    if not files:
+        raise FileNotFoundError(f"no strategy tables under {run}" + (f" for cells {cells}" if cells else "")
+                                + " (written by truco-lab solve / match unless --no-table)")
+    frames = [pd.read_parquet(f, columns=columns) for f in files]
+    df = pd.concat(frames, ignore_index=True)
+    for c in ("hand", "history", "hidden", "action", "vira"):
+        if c in df:
+            df[c] = df[c].astype(str).astype("category")
+    return df
+
+
+def _plays(history: str) -> tuple[int, str]:
+    """(cards played so far, the last token's action without its player) of a table history."""
+    if not history:
+        return 0, ""
+    toks = [t.split(":", 1)[1] for t in history.split(", ")]
+    return sum(1 for t in toks if not t.startswith(_NOT_CARDS)), toks[-1]
+
+
+def strength_of(rules, df: pd.DataFrame) -> pd.Series:
+    """Hand-strength percentile (0..1) of each row's hand within its vira class."""
+    out = pd.Series(np.nan, index=df.index)
+    for vc in vira_classes(rules):
+        names = {n: i for i, n in enumerate(level_names(rules, vc))}
+        rows = df["vira_class"] == vc.index
+        if not rows.any():
+            continue
+        hands = df.loc[rows, "hand"].astype(str)
+        uniq = pd.Series(hands.unique())
+        mean_level = uniq.map(lambda h: np.mean([names[x] for x in h.split()]))
+        pct = mean_level.rank(pct=True, method="average")
+        out.loc[rows] = hands.map(dict(zip(uniq, pct, strict=True))).to_numpy(float)
+    return out
+
+
+def decisions(rules, df: pd.DataFrame) -> pd.DataFrame:
+    """One row per information set: its features and the probability of each kind of action.
+
+    Columns: the table key, ``reach``, ``strength``, ``round`` (1-3), ``leading`` (first to play in
+    the round), ``facing`` (the raise being answered: 3, 6, ... or 0), ``can_raise``, and
+    ``p_raise``, ``p_accept``, ``p_fold``, ``p_accept_eleven``, ``p_fold_eleven`` and ``p_down``
+    (a card face down)."""
+    a = df["action"].astype(str)
+    kinds = {"p_raise": a.str.startswith("raise"), "p_accept": a == "accept_raise", "p_fold": a == "fold",
+             "p_accept_eleven": a == "accept_eleven", "p_fold_eleven": a == "fold_eleven",
+             "p_down": a.str.startswith("play_face_down")}
+    work = df[KEY + ["reach"]].copy()
+    for k, m in kinds.items():
+        work[k] = np.where(m, df["probability"], 0.0)
+    work["can_raise"] = kinds["p_raise"]
+    agg = {k: "sum" for k in kinds} | {"reach": "first", "can_raise": "any"}
+    out = work.groupby(KEY, sort=False, observed=True).agg(agg).reset_index()
+    hist = out["history"].astype("category")
+    feats = {h: _plays(h) for h in hist.cat.categories}  # per distinct history, not per row
+    plays = hist.map(lambda h: feats[h][0]).astype(int)
+    last = hist.map(lambda h: feats[h][1]).astype(str)
+    out["round"] = plays // 2 + 1
+    out["leading"] = plays % 2 == 0
+    out["facing"] = last.map(lambda t: int(t.split()[1]) if t.startswith("raise") else 0)
+    out["strength"] = strength_of(rules, out)
+    return out
+
+
+def weighted(df: pd.DataFrame, col: str, by) -> pd.Series:
+    """Reach-weighted mean of ``col`` by ``by`` (how often the solution does it in play)."""
+    w = df["reach"].to_numpy(float)
+    g = pd.DataFrame({"x": df[col].to_numpy(float) * w, "w": w})
+    for b in ([by] if isinstance(by, str) else by):
+        g[b] = df[b].to_numpy()
+    s = g.groupby(by, observed=True)[["x", "w"]].sum()
+    return (s["x"] / s["w"].where(s["w"] > 0)).rename(col)
+
+
+def strength_bins(s: pd.Series, n: int = 5) -> pd.Series:
+    """Equal-width strength bins labelled by their upper edge (0.2, 0.4, ...)."""
+    return pd.cut(s, np.linspace(0, 1, n + 1), labels=[f"{x:.1f}" for x in np.linspace(0, 1, n + 1)[1:]],
+                  include_lowest=True)
+
+
+def bluff_share(dec: pd.DataFrame) -> float:
+    """Of all raising in play (reach x probability), the share made with weak hands (strength < 0.5)."""
+    x = dec["reach"] * dec["p_raise"]
+    return float(x[dec["strength"] < 0.5].sum() / x.sum()) if x.sum() > 0 else float("nan")
+
+
+# ---- seed 001's strategy tips, one function each ---------------------------------------------------
+def _card_level_names(rules) -> dict[tuple[int, str], str]:
+    """(vira class, card notation of a representative) -> its level name."""
+    from truco_lab.cards import card_str
+
+    out = {}
+    for vc in vira_classes(rules):
+        names = level_names(rules, vc)
+        for lv, cards in enumerate(vc.level_cards):
+            for c in cards:
+                out[(vc.index, card_str(c))] = names[lv]
+    return out
+
+
+def lead_choice(rules, df: pd.DataFrame) -> pd.Series:
+    """Tip 1 ("the first trick is the hand: spend strength early"): how the leader of round 1 chooses
+    among its three cards — reach-weighted shares of leading the strongest, middle or weakest card."""
+    names_of = _card_level_names(rules)
+    sub = df[(df["history"].astype(str).map(lambda h: _plays(h)[0] == 0))
+             & df["action"].astype(str).str.startswith("play_face_up")].copy()
+    if sub.empty:
+        return pd.Series(dtype=float)
+    order = {vc.index: {n: i for i, n in enumerate(level_names(rules, vc))} for vc in vira_classes(rules)}
+
+    def position(row) -> str:
+        lv = order[row.vira_class]
+        levels = sorted((lv[x] for x in str(row.hand).split()), reverse=True)
+        mine = lv[names_of[(row.vira_class, str(row.action).split()[1])]]
+        return ("strongest", "middle", "weakest")[levels.index(mine)]
+
+    sub["lead"] = [position(r) for r in sub.itertuples()]
+    w = sub["reach"] * sub["probability"]
+    return (w.groupby(sub["lead"]).sum() / w.sum()).reindex(["strongest", "middle", "weakest"]).fillna(0.0)
+
+
+def first_raise_by_strength(dec: pd.DataFrame, bins: int = 10) -> pd.Series:
+    """Tip 2 ("truco from strength or total weakness"): P(raise) at the first raise opportunity of each
+    round (nobody raised yet), by hand-strength decile."""
+    first = dec[dec["can_raise"] & (dec["facing"] == 0) & ~dec["history"].astype(str).str.contains("raise")]
+    first = first.assign(bin=strength_bins(first["strength"], bins))
+    return weighted(first, "p_raise", "bin")
+
+
+def accept_by_rung(dec: pd.DataFrame, bins: int = 5) -> pd.DataFrame:
+    """Tip 3 ("respect the raise ladder"): P(accept) by hand strength, one column per raise faced."""
+    f = dec[dec["facing"] > 0]
+    f = f.assign(bin=strength_bins(f["strength"], bins))
+    return weighted(f, "p_accept", ["bin", "facing"]).unstack()
+
+
+def tie_play(df: pd.DataFrame) -> pd.DataFrame:
+    """Tip 4 ("use ties on purpose"): when following and holding a card of the led card's rank, P(play the
+    tying card), split by whether the hand also holds a manilha. Empty without ties (one-suit decks)."""
+    from truco_lab.public_tree import MANILHA_NAMES
+
+    manilhas = set(MANILHA_NAMES.values())
+    hist = df["history"].astype("category")
+    led_of = {}
+    for h in hist.cat.categories:
+        n, last = _plays(h)
+        led_of[h] = last if n % 2 == 1 and last and last not in manilhas and not last.startswith("hid") else ""
+    led = hist.map(led_of).astype(str)
+    hand = df["hand"].astype(str)
+    has = np.array([bool(x) and x in h.split() for x, h in zip(led, hand, strict=True)])
+    sub = df[has].assign(led=led[has])
+    if sub.empty:
+        return pd.DataFrame(columns=["manilha_kept", "p_tie", "decisions"])
+    act = sub["action"].astype(str)
+    tie = act.str.startswith("play_face_up") & (act.str.split().str[1].str[:-1] == sub["led"])
+    sub = sub.assign(p_tie=np.where(tie, sub["probability"], 0.0))
+    g = sub.groupby(KEY, observed=True, sort=False).agg(p_tie=("p_tie", "sum"), reach=("reach", "first")).reset_index()
+    g["manilha_kept"] = g["hand"].astype(str).map(lambda h: any(x in manilhas for x in h.split()))
+    out = weighted(g, "p_tie", "manilha_kept").to_frame()
+    out["decisions"] = g.groupby("manilha_kept").size()
+    return out.reset_index()
+
+
+def vira_relative_strength(rules, dec: pd.DataFrame) -> dict[str, float]:
+    """Tip 5 ("watch the vira"): the reach-weighted correlation of the accept-eleven probability with the
+    hand's strength counted against the vira versus by the printed ranks alone (manilhas as their rank)."""
+    from truco_lab.cards import RANKS
+
+    d = dec[(dec["p_accept_eleven"] + dec["p_fold_eleven"]) > 0.5].copy()
+    if len(d) < 3:
+        return {"vira": float("nan"), "ranks": float("nan"), "decisions": len(d)}
+    rank_of = {}
+    for vc in vira_classes(rules):
+        names = level_names(rules, vc)
+        for lv, cards in enumerate(vc.level_cards):
+            rank_of[(vc.index, names[lv])] = RANKS.index(RANKS[cards[0] >> 2])
+    d["rank_strength"] = [np.mean([rank_of[(v, x)] for x in str(h).split()])
+                          for v, h in zip(d["vira_class"], d["hand"], strict=True)]
+
+    def wcorr(x, y, w):
+        mx, my = np.average(x, weights=w), np.average(y, weights=w)
+        cov = np.average((x - mx) * (y - my), weights=w)
+        return float(cov / np.sqrt(np.average((x - mx) ** 2, weights=w) * np.average((y - my) ** 2, weights=w)))
+
+    w = d["reach"].to_numpy(float) + 1e-12
+    y = d["p_accept_eleven"].to_numpy(float)
+    return {"vira": wcorr(d["strength"].to_numpy(float), y, w), "ranks": wcorr(d["rank_strength"].to_numpy(float), y, w),
+            "decisions": len(d)}
+
+
+def option_worth(df: pd.DataFrame) -> pd.DataFrame:
+    """The hand of eleven's option, per cell: the equilibrium value of the decision (accept or fold as the
+    solution mixes) minus the value of always accepting, reach-weighted over hands, in the decider's
+    match-win probability (the continuation is the solution's in both)."""
+    d = df[df["action"].astype(str).isin(["accept_eleven", "fold_eleven"])]
+    rows = []
+    for (a, b, dl), g in d.groupby(["score0", "score1", "dealer"], observed=True):
+        wide = g.pivot_table(index=["vira_class", "player", "hand"], columns="action",
+                             values=["probability", "action_value", "reach"], observed=True, aggfunc="first")
+        p_acc = wide[("probability", "accept_eleven")]
+        v_acc = wide[("action_value", "accept_eleven")]
+        v_fold = wide[("action_value", "fold_eleven")]
+        reach = wide[("reach", "accept_eleven")]
+        mixed = p_acc * v_acc + (1 - p_acc) * v_fold
+        rows.append({"score0": a, "score1": b, "dealer": dl,
+                     "option_worth": float(((mixed - v_acc) * reach).sum() / reach.sum()),
+                     "accept_rate": float((p_acc * reach).sum() / reach.sum())})
+    return pd.DataFrame(rows)
