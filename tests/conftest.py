@@ -31,13 +31,13 @@ def fixture_files() -> list[Path]:
 
 @pytest.fixture(scope="session")
 def small_grid(tmp_path_factory):
-    """The whole grid of a 7-card, one-suit, raise-to-3 variant, solved to 1e-4 per cell (no tables)."""
+    """The whole grid of a 7-card, one-suit, raise-to-3 variant, solved to 1e-4 per cell, with strategy tables."""
     from truco_lab.lab.match import MatchConfig
     from truco_lab.lab.match_run import run_match
     from truco_lab.rules import PAULISTA
 
     rules = PAULISTA.with_deck("7QJKA23", "c").with_max_stake(3)
     out = tmp_path_factory.mktemp("grid")
-    cfg = MatchConfig(rules, target=1e-4, table=False)
+    cfg = MatchConfig(rules, target=1e-4)  # with tables: the notebooks read them
     state, summary = run_match(cfg, "all", out, workers=1, progress=False)
     return out, cfg, state, summary

@@ -337,3 +337,31 @@ def test_generic_and_native_tables_are_one_type():
     assert {"infoset", "player", "action", "probability"} <= set(df.columns)
     assert np.allclose(df.groupby("infoset").probability.sum(), 1.0, atol=1e-6)
     assert t.metadata["algorithm"] == "dcfr"
+
+
+@pytest.mark.slow
+def test_player_notebooks_run_on_small_solves(small_grid, tmp_path, monkeypatch):
+    """Notebooks 02-06 execute on results written by the CLI for a 7-card deck (the tiny grid with tables,
+    a one-cell solve with the ladder to 6, and an arena), and each draws a figure."""
+    nbformat = pytest.importorskip("nbformat")
+    from pathlib import Path
+
+    from nbclient import NotebookClient
+
+    out, _, _, _ = small_grid
+    ladder = tmp_path / "ladder6"
+    assert main(["solve", "--score", "0,0", "--dealer", "1", "--vira", "all", "--iterations", "30", "--out",
+                 str(ladder), "-q", "--ranks", "7QJKA23", "--suits", "c", "--max-stake", "6"]) == 0
+    arena = tmp_path / "arena"
+    assert main(["arena", "--bots", "solved,heuristic-high,random", "--matches", "10", "--solved", str(out),
+                 "--cell", "11,11", "--out", str(arena), "-q", *SMALL_ARGS]) == 0
+    for k, v in {"TRUCO_GRID": out, "TRUCO_ELEVEN": out, "TRUCO_LADDER": ladder, "TRUCO_ARENA": arena,
+                 "TRUCO_LOSS_MATCHES": "2"}.items():
+        monkeypatch.setenv(k, str(v))
+    root = Path(__file__).resolve().parents[1] / "notebooks"
+    for name in ("02_when_to_truco", "03_mao_de_onze", "04_match_equity", "05_bots", "06_seed001_tips"):
+        nb = nbformat.read(root / f"{name}.ipynb", as_version=4)
+        NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(root)}}).execute()
+        images = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+                  if "image/png" in o.get("data", {})]
+        assert images, f"{name} should draw at least one figure"

@@ -259,3 +259,47 @@ def timed(f, *a, **k):
 def load_match_game(rules: RuleSet):
     params = {"ranks": rules.ranks, "suits": rules.suits, "max_stake": max(rules.ladder)}
     return pyspiel.load_game("truco_paulista_match", params)
+
+
+def value_loss(strategy, bot: BotBase, opponent: BotBase, matches: int, seed: int = 0) -> pd.DataFrame:
+    """Where ``bot`` loses value against the solution: one row per decision of ``bot`` in ``matches``
+    matches against ``opponent`` — ``kind`` (hand of eleven, answering a raise, round 1-3), the value of
+    the solution's mix there minus the value of the bot's action, in the bot's match-win probability
+    (both continuing as the solution would). Decisions in unsolved cells or off the solved tree are skipped."""
+    from truco_lab.advice import advise
+    from truco_lab.bots import view_of
+
+    game = load_match_game(strategy.rules)
+    rows = []
+    for m in range(matches):
+        seat = m % 2
+        st = game.new_initial_state()
+        rng = np.random.default_rng(hash((seed, m // 2)) & 0x7FFFFFFF)
+        while not st.is_terminal():
+            if st.is_chance_node():
+                for c in _deal(rng, st._g.deck_list):
+                    st.apply_action(c)
+                continue
+            p = st.current_player()
+            if p != seat:
+                st.apply_action(opponent.act(st))
+                continue
+            a = bot.act(st)
+            try:
+                adv = advise(strategy, st)
+            except KeyError:
+                adv = None
+            if adv is not None:
+                vals = {pa: (pr, v) for pa, pr, v in zip(adv.actions.action, adv.actions.probability,
+                                                         adv.actions.value, strict=True) if v == v}
+                from truco_lab.cards import action_str
+
+                mine = vals.get(action_str(a))
+                if mine is not None:
+                    v = view_of(st.s, st._g.deck_list, st.legal_actions())
+                    kind = ("hand of eleven" if v.eleven else "answer a raise" if v.pending_to
+                            else f"round {len(v.rounds) + 1}")
+                    best = sum(pr * x for pr, x in vals.values())
+                    rows.append({"match": m, "kind": kind, "action": action_str(a), "loss": best - mine[1]})
+            st.apply_action(a)
+    return pd.DataFrame(rows, columns=["match", "kind", "action", "loss"])
