@@ -449,7 +449,6 @@ def _join_negative_values(argv: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     from solvers.cfr import ALGORITHMS
-
     from truco_lab import __version__
 
     p = _Parser(prog="truco-lab", description="truco-lab: engine, games and solvers for truco paulista")

@@ -64,7 +64,7 @@ def strength_of(rules, df: pd.DataFrame) -> pd.Series:
             continue
         hands = df.loc[rows, "hand"].astype(str)
         uniq = pd.Series(hands.unique())
-        mean_level = uniq.map(lambda h: np.mean([names[x] for x in h.split()]))
+        mean_level = uniq.map(lambda h, names=names: np.mean([names[x] for x in h.split()]))
         pct = mean_level.rank(pct=True, method="average")
         out.loc[rows] = hands.map(dict(zip(uniq, pct, strict=True))).to_numpy(float)
     return out
