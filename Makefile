@@ -5,7 +5,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.venv/numba-cache
 
-.PHONY: setup test test-fast solve bench lint spec-check clean
+.PHONY: setup test test-fast solve lab bench lint spec-check clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -31,6 +31,18 @@ test-fast: setup
 # The default main job: the eleven row in match equity, both dealers, to exploitability <= 1e-3 (resumable).
 solve: setup
 	$(BIN)/python experiments/eleven_row.py --out results/eleven
+
+# The lab's results for the player notebooks 02-06 and the README's arena table (~25 min on 2 cores):
+# a whole 10-card grid with tables, a ladder-to-6 cell, the arena; then the notebooks, executed in place.
+LAB_DECK := --ranks 4567QJKA23 --suits c
+lab: solve
+	$(BIN)/truco-lab match --cells all $(LAB_DECK) --max-stake 3 --out results/small-grid --resume -q \
+		|| $(BIN)/truco-lab match --cells all $(LAB_DECK) --max-stake 3 --out results/small-grid -q
+	test -f results/ladder6/summary.json || $(BIN)/truco-lab solve --score 0,0 --dealer 1 --vira all $(LAB_DECK) \
+		--max-stake 6 --target-exploitability 2e-3 --out results/ladder6 -q
+	$(BIN)/truco-lab arena --bots solved,heuristic-high,heuristic-low,random --matches 20000 --seed 1 $(LAB_DECK) \
+		--max-stake 3 --solved results/small-grid --cell 0,0 --out results/arena -q
+	cd notebooks && ../$(BIN)/jupyter-execute --inplace 0[2-6]_*.ipynb
 
 bench: setup
 	$(BIN)/python benchmarks/engine.py

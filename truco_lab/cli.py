@@ -566,6 +566,11 @@ def main(argv: list[str] | None = None) -> int:
     _sigterm_as_interrupt()
     try:
         return args.func(args)
+    except BrokenPipeError:  # `truco-lab ... | head`: the reader left, nothing is wrong
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print(f"\ntruco-lab {args.command}: interrupted", file=sys.stderr)
         return 130
