@@ -133,10 +133,14 @@ def _node_paths(tree) -> list[list[tuple[int, int]]]:
 def _own_private(tree, elem: int) -> list[int]:
     """The player's own private action codes (oldest first) that led to ``elem``."""
     out = []
+    if "_slot_owner" not in tree.meta:  # slot -> its information set, once per tree (a search per step costs ms)
+        tree.meta["_slot_owner"] = np.repeat(np.arange(tree.num_infosets, dtype=np.int32),
+                                             tree.infoset_nact.astype(np.int64))
+    slot_owner = tree.meta["_slot_owner"]
     e = int(tree.elem_entry[elem])
     while e >= 0:
         out.append(int(tree.entry_action[e]))
-        owner = int(np.searchsorted(tree.infoset_offset, e, side="right") - 1)
+        owner = int(slot_owner[e])
         node = tree.meta["_infoset_node"][owner]
         p = int(tree.node_actor[node])
         elem = int(tree.node_list[node, p]) + owner - int(tree.node_infoset[node])
