@@ -222,8 +222,10 @@ def _replay(rules, score, dealer, vira_id, mine, acts, items, seat, deck, seen, 
 
 
 def explain(score: tuple[int, int], dealer: int, vira: str, hand, history="", *, solved=None, rules=None,
-            on_demand: bool = False) -> Advice:
-    """The solution's advice at a described decision (see :class:`Advice`)."""
+            on_demand: bool = True) -> Advice:
+    """The solution's advice at a described decision (see :class:`Advice`). Without ``solved`` (a
+    match run folder or a MatchStrategy) the rule set's own run is used, solved on demand when the
+    cell is one such a solve covers (``on_demand``)."""
     from truco_lab.lab.match_run import ensure_solved
     from truco_lab.lab.policy import MatchStrategy
     from truco_lab.rules import PAULISTA, check_start
@@ -234,6 +236,9 @@ def explain(score: tuple[int, int], dealer: int, vira: str, hand, history="", *,
     except ValueError as e:
         raise ExplainError(str(e)) from None
     strategy = solved if isinstance(solved, MatchStrategy) else None
+    small = len(rules.ranks) * len(rules.suits) <= 10
+    if strategy is None and on_demand and not small and rules.target - 1 not in score:
+        on_demand = False  # an on-demand solve covers the eleven row only: do not start it for another cell
     if strategy is None:
         out = ensure_solved(rules, solved, on_demand=on_demand)
         if out is None:

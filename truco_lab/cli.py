@@ -363,7 +363,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     try:
         rules = _rules(args)
         adv = explain(args.score, args.dealer, args.vira, args.hand, args.history, solved=args.solved, rules=rules,
-                      on_demand=args.solve)
+                      on_demand=not args.no_solve)
     except ExplainError as e:
         return _err(prog, str(e))
     except ValueError as e:
@@ -544,7 +544,8 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("--history", default="", metavar="ACTIONS",
                     help='the hand so far, comma separated, e.g. "raise 3, accept_raise, play_face_up 7h"')
     ex.add_argument("--solved", metavar="DIR", help="a finished match run (default: the rules' own)")
-    ex.add_argument("--solve", action="store_true", help="solve the rules' default cells on demand if missing")
+    ex.add_argument("--no-solve", action="store_true", help="never solve on demand (the default solves a missing "
+                    "small-deck grid or full-deck eleven row once)")
     _small_variant_options(ex)
     ex.set_defaults(func=cmd_explain)
 
