@@ -365,3 +365,23 @@ def test_player_notebooks_run_on_small_solves(small_grid, tmp_path, monkeypatch)
         images = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
                   if "image/png" in o.get("data", {})]
         assert images, f"{name} should draw at least one figure"
+
+
+def test_cell_best_response_bot_realises_its_value_in_openspiel():
+    """The best response to a heuristic in one cell: OpenSpiel's exact policy value of the BR bot against
+    the heuristic equals the best-response value computed on our tree, for each seat, and beats the
+    heuristic's value against itself."""
+    from open_spiel.python.algorithms import expected_game_score
+
+    from truco_lab.arena import CellResponseBot
+
+    rules = TINY.with_max_stake(3)
+    h = HeuristicBot("high", 3)
+    br = make_bot("br-heuristic-high", 3, rules=rules, cell=(0, 0, 1))
+    assert isinstance(br, CellResponseBot)
+    game = _hand_game(rules)
+    v0 = expected_game_score.policy_value(game.new_initial_state(), [br.as_policy(game), h.as_policy(game)])[0]
+    v1 = expected_game_score.policy_value(game.new_initial_state(), [h.as_policy(game), br.as_policy(game)])[1]
+    assert v0 == pytest.approx(br.values[0], abs=1e-6) and v1 == pytest.approx(br.values[1], abs=1e-6)
+    self0 = expected_game_score.policy_value(game.new_initial_state(), [h.as_policy(game), h.as_policy(game)])[0]
+    assert v0 >= self0 - 1e-9 and v1 >= -self0 - 1e-9

@@ -223,24 +223,66 @@ def tree_strategy(tree, probabilities_at) -> np.ndarray:
     return strat
 
 
+def _view_policy(bot: BotBase):
+    """``view -> probabilities`` of a bot that decides from its view (heuristic, random)."""
+    if isinstance(bot, HeuristicBot):
+        return bot.probabilities_at
+    if isinstance(bot, RandomBot):
+        return lambda v: {a: 1.0 / len(v.legal) for a in v.legal}
+    raise TypeError(f"{bot.name}: this needs a bot that decides from its view (heuristic, random); the solved "
+                    "bot's exploitability is its certificate and its best response is br-solved")
+
+
+def _cell_trees(rules: RuleSet, score: tuple[int, int], dealer: int, equity=None):
+    """(vira class, tree) of one cell, every legal action of the strategic game kept."""
+    for vc in vira_classes(rules):
+        yield vc, build_cell(rules, score[0], score[1], dealer, vc, DROP_CONCEDE,
+                             payoff="equity" if equity is not None else "points", equity=equity)
+
+
 def bot_exploitability(bot: BotBase, rules: RuleSet, score: tuple[int, int], dealer: int, equity=None) -> float:
     """The exact exploitability (NashConv / 2) of ``bot`` playing both seats of one cell, weighted
     over vira classes: match-win probability with an equity table, else points per hand."""
-    if isinstance(bot, HeuristicBot):
-        at = bot.probabilities_at
-    elif isinstance(bot, RandomBot):
-        def at(v):
-            return {a: 1.0 / len(v.legal) for a in v.legal}
-    else:
-        raise TypeError(f"{bot.name}: exploitability needs a bot that decides from its view "
-                        "(heuristic, random); the solved bot's is its certificate")
+    at = _view_policy(bot)
     total = 0.0
-    for vc in vira_classes(rules):
-        tree = build_cell(rules, score[0], score[1], dealer, vc, DROP_CONCEDE,
-                          payoff="equity" if equity is not None else "points", equity=equity)
-        solver = VectorSolver(tree, "cfr")
-        total += vc.weight * solver.exploitability(tree_strategy(tree, at))
+    for vc, tree in _cell_trees(rules, score, dealer, equity):
+        total += vc.weight * VectorSolver(tree, "cfr").exploitability(tree_strategy(tree, at))
     return total
+
+
+class CellResponseBot(BotBase):
+    """The exact best response to ``target`` in one score cell (computed on the cell's native trees
+    against the target's strategy there); in other cells it plays like ``target``."""
+
+    def __init__(self, target: BotBase, rules: RuleSet, score: tuple[int, int], dealer: int, equity=None,
+                 seed: int | None = 0) -> None:
+        super().__init__(seed)
+        self.target, self.rules = target, rules
+        self.cell = (int(score[0]), int(score[1]), int(dealer))
+        self.name = f"best-response({target.name}, {score[0]}x{score[1]} d{dealer})"
+        at = _view_policy(target)
+        self.parts = {}
+        self.values = [0.0, 0.0]  # each seat's best-response value (the cell's units)
+        for vc, tree in _cell_trees(rules, score, dealer, equity):
+            strat = tree_strategy(tree, at)
+            solver = VectorSolver(tree, "cfr")
+            b0, b1 = solver.best_response_values(strat)
+            self.values[0] += vc.weight * b0
+            self.values[1] += vc.weight * b1
+            self.parts[vc.index] = (tree, {p: solver.best_response_actions(p, strat) for p in (0, 1)})
+
+    def probabilities(self, state) -> dict[int, float]:
+        from truco_lab.public_tree import openspiel_route, vira_class_of
+
+        if (state.start_score[0], state.start_score[1], state.dealer) != self.cell:
+            return self.target.probabilities(state)
+        tree, br = self.parts[vira_class_of(self.rules, state.deal[6]).index]
+        route = openspiel_route(tree, state)
+        slots = [s for s in route.values() if s >= 0]
+        info = int(tree.meta["_slot_owner"][min(slots)]) if "_slot_owner" in tree.meta else int(
+            np.searchsorted(tree.infoset_offset, min(slots), side="right") - 1)
+        best = int(tree.infoset_offset[info]) + int(br[state.current_player()][info])
+        return {next(a for a, s in route.items() if s == best): 1.0}
 
 
 def solved_exploitability(bot: SolvedBot, score: tuple[int, int], dealer: int) -> float:

@@ -355,9 +355,12 @@ class ResponseBot(BotBase):
         return self.target.fallback.probabilities(state)
 
 
-def make_bot(name: str, seed: int | None = 0, solved=None, notify=None) -> BotBase:
+def make_bot(name: str, seed: int | None = 0, solved=None, notify=None, *, rules=None, cell=None,
+             equity=None) -> BotBase:
     """A bot by name: ``solved`` (needs ``solved``: a match run folder or a MatchStrategy),
-    ``heuristic-low``, ``heuristic-high`` (``heuristic`` = high), ``random``, or ``br-solved``."""
+    ``heuristic-low``, ``heuristic-high`` (``heuristic`` = high), ``random``; ``br-solved`` (the
+    match-wide best response to the solved bot) or ``br-<bot>`` for a heuristic or random bot (the exact
+    best response to it in ``cell`` = (score0, score1, dealer) under ``rules``, playing like it elsewhere)."""
     key = name.strip().lower()
     if key == "random":
         return RandomBot(seed)
@@ -371,4 +374,11 @@ def make_bot(name: str, seed: int | None = 0, solved=None, notify=None) -> BotBa
         strat = solved if isinstance(solved, MatchStrategy) else MatchStrategy(solved)
         bot = SolvedBot(strat, seed=seed, notify=notify)
         return bot if key == "solved" else ResponseBot(bot, seed)
-    raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(BOT_NAMES)}, heuristic or br-solved")
+    if key.startswith("br-") and key[3:] in ("heuristic", "heuristic-high", "heuristic-low", "random"):
+        if rules is None or cell is None:
+            raise ValueError(f"bot {name!r} needs rules and a cell (score0, score1, dealer)")
+        from truco_lab.arena import CellResponseBot
+
+        return CellResponseBot(make_bot(key[3:], seed), rules, cell[:2], cell[2], equity=equity, seed=seed)
+    raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(BOT_NAMES)}, heuristic, br-solved or "
+                     "br-<heuristic-high|heuristic-low|random>")

@@ -264,7 +264,7 @@ def _bot_list(text: str) -> list[str]:
     from truco_lab.bots import BOT_NAMES
 
     names = [x.strip().lower() for x in text.split(",") if x.strip()]
-    known = (*BOT_NAMES, "heuristic", "br-solved")
+    known = (*BOT_NAMES, "heuristic", "br-solved", "br-heuristic-high", "br-heuristic-low", "br-random")
     bad = [x for x in names if x not in known]
     if bad:
         raise argparse.ArgumentTypeError(f"unknown bot {bad[0]!r}; expected a comma list of {', '.join(known)}")
@@ -276,6 +276,7 @@ def _bot_list(text: str) -> list[str]:
 def cmd_arena(args: argparse.Namespace) -> int:
     import itertools
 
+    import numpy as np
     from tqdm import tqdm
 
     from solvers.storage import write_json
@@ -311,12 +312,21 @@ def cmd_arena(args: argparse.Namespace) -> int:
     except OSError as e:
         return _err(prog, f"--out {out} is not writable ({e.strerror})")
     game = load_match_game(rules)
+    built: dict[tuple[str, int], object] = {}
+
+    def make(name: str, seed: int):
+        bot = make_bot(name, seed, solved, notify=note, rules=rules, cell=(*args.cell, args.dealer),
+                       equity=solved.equity if solved is not None else None) if (name, seed) not in built else None
+        if name.startswith("br-") and name != "br-solved":  # a best response costs tree walks: build it once
+            bot = built.setdefault((name, seed), bot)
+            bot.rng = np.random.default_rng(seed)  # ... but sample as a fresh bot would
+        return bot
+
     pairs = list(itertools.combinations(args.bots, 2))
     bar = tqdm(total=len(pairs) * args.matches, unit="match", desc="arena", disable=args.quiet)
     results, rows = [], []
     for a, b in pairs:
-        res, r = run_pair(game, lambda name, seed: make_bot(name, seed, solved, notify=note), a, b, args.matches,
-                          args.seed, progress=bar.update)
+        res, r = run_pair(game, make, a, b, args.matches, args.seed, progress=bar.update)
         results.append(res)
         rows += r
     bar.close()
@@ -329,6 +339,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
     if not args.no_exploitability:
         a, b = args.cell
         for name in dict.fromkeys(args.bots):
+            if name.startswith("br-"):
+                continue  # a best response's exploitability is not a question the arena answers
             bot = make_bot(name, 0, solved, notify=note)
             try:
                 if isinstance(bot, SolvedBot):
@@ -521,7 +533,8 @@ def main(argv: list[str] | None = None) -> int:
 
     ar = sub.add_parser("arena", help="bots against each other over whole matches; win rates and exploitability")
     ar.add_argument("--bots", type=_bot_list, required=True, metavar="A,B[,C...]",
-                    help="bots: solved, heuristic-high, heuristic-low, random, br-solved (every pair plays)")
+                    help="bots: solved, heuristic-high, heuristic-low, random, br-solved, br-heuristic-high, br-heuristic-low, "
+                    "br-random (best responses in --cell) — every pair plays")
     ar.add_argument("--matches", type=_positive_int, default=2000, help="matches per pair (default 2000)")
     ar.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots' sampling")
     ar.add_argument("--solved", metavar="DIR", help="match run of the solved bot (default: the rules' own, "
