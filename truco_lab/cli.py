@@ -105,7 +105,8 @@ def _err(prog: str, msg: str, code: int = 2) -> int:
 def _rules(args: argparse.Namespace):
     from truco_lab.games import rules_from_params
 
-    return rules_from_params({"ranks": args.ranks, "suits": args.suits, "max_stake": args.max_stake})
+    return rules_from_params({"ranks": args.ranks, "suits": args.suits, "max_stake": args.max_stake,
+                              "rules": args.rules})
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -134,6 +135,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
     a, b = args.score
     if a >= rules.target or b >= rules.target:
         return _err(prog, f"argument --score: scores must be below the target {rules.target}")
+    from truco_lab.rules import sees_own_cards
+
+    if not sees_own_cards(rules, (a, b)):
+        return _err(prog, f"argument --score: under {rules.name} the {a}x{b} hand is played blind (no decisions): "
+                          "nothing to solve")
     equity = None
     if args.payoff == "equity":
         if not args.equity:
@@ -417,6 +423,10 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def _small_variant_options(p: argparse.ArgumentParser) -> None:
+    from truco_lab.rules import RULE_SETS
+
+    p.add_argument("--rules", choices=tuple(RULE_SETS), default="paulista",
+                   help="rule set: paulista (seed 000, default) or paulista_house (seed 001's table)")
     p.add_argument("--ranks", default="4567QJKA23", help="deck ranks (small variants)")
     p.add_argument("--suits", default="dshc", help="deck suits (small variants)")
     p.add_argument("--max-stake", type=int, choices=(1, 3, 6, 9, 12), default=12, help="top of the raise ladder")

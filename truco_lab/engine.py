@@ -25,6 +25,7 @@ from truco_lab.cards import (
 from truco_lab.rules import (
     ALL_TIED_DRAW,
     R_ALL_TIED,
+    R_BLIND_IRON,
     R_ELEVEN_ELEVEN_VALUE,
     R_ELEVEN_FOLD,
     R_ELEVEN_ON,
@@ -33,6 +34,7 @@ from truco_lab.rules import (
     R_LADDER,
     R_NEXT_RANK,
     R_NLADDER,
+    R_RAISE_TO_WIN,
     R_TARGET,
 )
 
@@ -79,6 +81,7 @@ E_RAISE_PENDING = 9
 E_DECISION_PENDING = 10
 E_INVALID_PLAYER = 11
 E_UNKNOWN_ACTION = 12
+E_BLIND_PLAY = 13  # house rules' iron hand: cards are flipped blind, in the dealt order
 
 ERROR_NAMES = {
     E_HAND_ALREADY_DECIDED: "HAND_ALREADY_DECIDED",
@@ -93,6 +96,7 @@ ERROR_NAMES = {
     E_DECISION_PENDING: "DECISION_PENDING",
     E_INVALID_PLAYER: "INVALID_PLAYER",
     E_UNKNOWN_ACTION: "UNKNOWN_ACTION",
+    E_BLIND_PLAY: "BLIND_PLAY_IN_DEALT_ORDER",
 }
 
 MAX_LEGAL = 16  # more than the most legal actions any state has (3 up + 3 down + raise + concede)
@@ -317,12 +321,30 @@ def _ladder_index(r, value) -> int:
     return -1
 
 
+@nb.njit(cache=True, inline="always")
+def blind(s, r) -> bool:
+    """Whether this hand is played blind (the house rules' iron hand at 11 x 11)."""
+    t = r[R_TARGET] - 1
+    return r[R_BLIND_IRON] != 0 and s[SCORE] == t and s[SCORE + 1] == t
+
+
+@nb.njit(cache=True, inline="always")
+def blind_card(s, p) -> int:
+    """The card ``p`` flips next in a blind hand: the first unplayed one in dealt order."""
+    for i in range(3):
+        if (s[PLAYED + p] >> i) & 1 == 0:
+            return s[HAND + 3 * p + i]
+    return -1
+
+
 @nb.njit(cache=True)
 def next_raise_index(s, r, player) -> int:
     """Ladder index ``player`` may raise to now, or -1 (ignores whose turn it is)."""
     if s[LOCKED] != 0 or s[DECISION] >= 0 or s[LAST_RAISER] == player:
         return -1
     cur = s[PEND_TO] if s[PEND_TO] != 0 else s[VALUE]
+    if r[R_RAISE_TO_WIN] == 0 and s[SCORE + player] + cur >= r[R_TARGET]:
+        return -1  # seed 001: accepting the stake would already give the raiser the match
     i = _ladder_index(r, cur)
     if i < 0 or i + 1 >= r[R_NLADDER]:
         return -1
@@ -434,6 +456,8 @@ def check_action(s, r, player, action) -> int:
                 held = True
         if not held:
             return E_CARD_NOT_IN_HAND
+        if blind(s, r) and (down or card != blind_card(s, player)):
+            return E_BLIND_PLAY
         if down and not hide_allowed(s, r):
             return E_HIDE_NOT_ALLOWED_IN_FIRST_ROUND
         return OK
@@ -527,7 +551,10 @@ def legal_actions(s, r, out, with_concede) -> int:
         out[0] = A_ACCEPT_ELEVEN
         out[1] = A_FOLD_ELEVEN
         return 2
-    if plays_allowed(s):
+    if plays_allowed(s) and blind(s, r):
+        out[n] = A_UP + blind_card(s, p)
+        n += 1
+    elif plays_allowed(s):
         # Card ids are not sorted by slot: collect, then sort the few entries.
         for i in range(3):
             if (s[PLAYED + p] >> i) & 1 == 0 and s[HAND + 3 * p + i] >= 0:

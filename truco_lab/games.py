@@ -15,8 +15,8 @@ import numpy as np
 import pyspiel
 
 from truco_lab import engine as E
-from truco_lab.cards import A_CONCEDE, A_DOWN, A_RAISE, N_ACTIONS, N_CARDS, action_str, card_str
-from truco_lab.rules import PAULISTA, RuleSet, check_start
+from truco_lab.cards import A_CONCEDE, A_DOWN, A_RAISE, A_UP, N_ACTIONS, N_CARDS, action_str, card_str
+from truco_lab.rules import PAULISTA, RuleSet, check_start, rule_set, sees_own_cards
 
 MAX_HAND_ACTIONS = 16  # eleven decision or 4 raises + 4 answers, 6 cards, 1 fold/concede
 MAX_HANDS = 23  # every hand pays >= 1 point: 11 + 11 + 1
@@ -29,6 +29,7 @@ _PARAMS = {
     "ranks": PAULISTA.ranks,
     "suits": PAULISTA.suits,
     "max_stake": 12,
+    "rules": "paulista",
 }
 _LEGAL_BUF = np.empty(E.MAX_LEGAL, np.int32)  # scratch; the jitted call holds the GIL
 _COMB = [[comb(n, k) for k in range(4)] for n in range(41)]
@@ -59,9 +60,11 @@ MATCH_GAME_TYPE = _game_type("truco_paulista_match", "Truco Paulista (match to 1
 
 
 def rules_from_params(params: dict) -> RuleSet:
-    """RuleSet for the small-variant parameters (``ranks``, ``suits``, ``max_stake``)."""
-    rules = PAULISTA.with_deck(params["ranks"], params["suits"])
+    """RuleSet for the game parameters: ``rules`` (a named rule set, default paulista) on the deck
+    ``ranks`` x ``suits`` with the ladder cut at ``max_stake``."""
+    rules = rule_set(params.get("rules", "paulista")).with_deck(params["ranks"], params["suits"])
     return rules.with_max_stake(int(params["max_stake"]))
+
 
 
 def _check_hand_params(p: dict, rules: RuleSet) -> None:
@@ -183,6 +186,10 @@ class TrucoState(pyspiel.State):
             rest = [c for c in self._g.deck_list if c not in used]
             p = 1.0 / len(rest)
             return [(c, p) for c in rest]
+        if not sees_own_cards(self._g.rules, self.start_score):
+            # a blind hand is flipped in dealt order, so the order is dealt too: every card uniform
+            rest = [c for c in self._g.deck_list if c not in used]
+            return [(c, 1.0 / len(rest)) for c in rest]
         lo = used[-1] if k % 3 else -1  # each player's cards come in increasing id
         avail = [c for c in self._g.deck_list if c > lo and c not in used]
         m = 3 - k % 3  # cards this player still receives, this one included
@@ -195,7 +202,9 @@ class TrucoState(pyspiel.State):
         self._legal_cache = None
         if len(self.deal) < 7:
             k = len(self.deal)
-            if action in self.deal or action not in self._g.deck_set or (k % 3 and k < 6 and action < self.deal[-1]):
+            ordered = sees_own_cards(self._g.rules, self.start_score)
+            if action in self.deal or action not in self._g.deck_set or (
+                    ordered and k % 3 and k < 6 and action < self.deal[-1]):
                 raise ValueError(
                     f"chance outcome {card_str(action)} is impossible here: each player's cards are dealt "
                     f"in increasing id, from the deck, without repeats (dealt so far: {self.deal})"
@@ -206,6 +215,8 @@ class TrucoState(pyspiel.State):
                     self.s, self._g.rules_array, self.dealer, self.start_score[0], self.start_score[1],
                     np.array(self.deal[:6], np.int32), self.deal[6],
                 )
+                if not sees_own_cards(self._g.rules, self.start_score):
+                    self._play_blind()
             return
         p = int(E.actor(self.s))
         a = int(action)
@@ -220,6 +231,10 @@ class TrucoState(pyspiel.State):
                              f"({action_str(a) if 0 <= a < N_ACTIONS else 'unknown'}) now")
         E.apply_unchecked(self.s, self._g.rules_array, a)
         self.hand_actions.append((p, a))
+        self._after_hand()
+
+    def _after_hand(self) -> None:
+        """In the match game, a finished hand moves the match on (next deal, or the match's end)."""
         if self._g.match and E.winner(self.s) >= 0:
             sc = (int(E.score(self.s, 0)), int(E.score(self.s, 1)))
             target = self._g.rules.target
@@ -231,6 +246,17 @@ class TrucoState(pyspiel.State):
                 self.start_score = sc
                 self.deal = []
                 self.hand_actions = []
+
+    def _play_blind(self) -> None:
+        """A blind hand (seed 001's iron hand) has no decisions: both players flip their cards in dealt
+        order, so it is decided at the deal and no information state is ever asked for."""
+        r = self._g.rules_array
+        while E.winner(self.s) < 0:
+            p = int(E.actor(self.s))
+            a = A_UP + int(E.blind_card(self.s, p))
+            E.apply_unchecked(self.s, r, a)
+            self.hand_actions.append((p, a))
+        self._after_hand()
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -338,7 +364,7 @@ class TrucoObserver:
                 d[f"h{i}_score"][13 + score[1]] = 1
                 if len(deal) == 7 and self.public:
                     d[f"h{i}_vira"][deal[6]] = 1
-                if self.private:
+                if self.private and sees_own_cards(self.game.rules, score):
                     for c in deal[3 * player : 3 * player + 3]:
                         d[f"h{i}_dealt"][c] = 1
                 h = d[f"h{i}_history"].reshape(MAX_HAND_ACTIONS, _ACT_WIDTH)
@@ -354,13 +380,14 @@ class TrucoObserver:
         d["dealer"][state.dealer] = 1
         d["score"][sc[0]] = 1
         d["score"][13 + sc[1]] = 1
+        sees = sees_own_cards(self.game.rules, sc)
         if len(state.deal) < 7:
-            if self.private:
+            if self.private and sees:
                 for c in state.deal[3 * player : 3 * player + 3]:
                     d["hand"][c] = 1
             return
         d["vira"][E.vira(s)] = 1
-        if self.private:
+        if self.private and sees:
             for i in range(3):
                 c = E.held_card(s, player, i)
                 if c >= 0:
@@ -396,7 +423,8 @@ class TrucoObserver:
         if self.perfect_recall:
             out = [f"p{player}"]
             for dealer, score, deal, acts in state.hand_blocks():
-                mine = " ".join(card_str(c) for c in deal[3 * player : 3 * player + 3]) if self.private else ""
+                mine = " ".join(card_str(c) for c in deal[3 * player : 3 * player + 3]) \
+                    if self.private and sees_own_cards(self.game.rules, score) else "blind" if self.private else ""
                 vira = card_str(deal[6]) if len(deal) == 7 else "?"
                 hist = " ".join(_public_action(p, a, player) for p, a in acts)
                 out.append(f"[d{dealer} {score[0]}-{score[1]} hand:{mine} vira:{vira} | {hist}]")
@@ -404,11 +432,14 @@ class TrucoObserver:
         s = state.s
         sc = state.start_score
         parts = [f"p{player} d{state.dealer} {sc[0]}-{sc[1]}"]
+        sees = sees_own_cards(self.game.rules, sc)
         if len(state.deal) < 7:
-            if self.private:
+            if self.private and sees:
                 parts.append("dealt:" + " ".join(card_str(c) for c in state.deal[3 * player : 3 * player + 3]))
             return " ".join(parts)
-        if self.private:
+        if self.private and not sees:
+            parts.append("hand:blind")
+        elif self.private:
             held = [int(c) for c in (E.held_card(s, player, i) for i in range(3)) if c >= 0]
             parts.append("hand:" + " ".join(card_str(c) for c in sorted(held)))
         parts.append(f"vira:{card_str(int(E.vira(s)))} value:{int(E.value(s))}")

@@ -39,7 +39,7 @@ from solvers.tree import VectorTree
 from truco_lab import engine as E
 from truco_lab.cards import A_DOWN, A_RAISE, A_UP, N_ACTIONS, card_str
 from truco_lab.payoff import outcome_code
-from truco_lab.rules import PAULISTA, R_TARGET, RuleSet, check_start
+from truco_lab.rules import PAULISTA, R_TARGET, RuleSet, check_start, sees_own_cards
 
 HIDDEN = N_ACTIONS  # public code of "a card played face down" (identity not public)
 
@@ -503,6 +503,9 @@ def build_cell(rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, deal
     if isinstance(prunes, dict):
         prunes = _prune_mask(prunes)
     check_cell_args(rules, score0, score1, dealer)
+    if not sees_own_cards(rules, (score0, score1)):
+        raise ValueError(f"{rules.name} {score0}x{score1}: the iron hand is played blind (no decisions, cards "
+                         "flipped in dealt order); there is nothing to solve, its value is the deal's chance")
     vc = vira_class_at(rules, vira)
     if payoff not in ("points", "equity"):
         raise ValueError(f"payoff must be 'points' or 'equity', got {payoff!r}")
@@ -804,7 +807,9 @@ def table_labels(tree: VectorTree) -> dict:
 def rules_to_dict(rules: RuleSet) -> dict:
     from dataclasses import asdict
 
-    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(rules).items()}
+    later = {"raise_to_win": True, "blind_iron_hand": False}  # fields added later: only when not the default
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(rules).items()
+            if not (k in later and v == later[k])}
 
 
 def rules_from_dict(d: dict | RuleSet | None) -> RuleSet:

@@ -26,7 +26,9 @@ R_FACEDOWN_FROM = 11  # first round index (0-based) where face-down is legal
 R_ALL_TIED = 12  # ALL_TIED_LEADER or ALL_TIED_DRAW
 R_SPLIT_TIE = 13  # SPLIT_TIE_FIRST_WINNER (only mode so far)
 R_NEXT_RANK = 14  # 10 slots: manilha rank for each vira rank (-1: rank unused)
-R_SIZE = 24
+R_RAISE_TO_WIN = 24  # 1: a raise is allowed even when accepting the stake would already win the match
+R_BLIND_IRON = 25  # 1: the 11 x 11 hand is played blind (cards flipped in dealt order, unseen)
+R_SIZE = 26
 
 ALL_TIED_LEADER = 0
 ALL_TIED_DRAW = 1
@@ -52,6 +54,10 @@ class RuleSet:
     ranks: str = "4567QJKA23"  # ranks in the deck, weakest first
     suits: str = "dshc"  # suits in the deck, manilha order weakest first
     extra: dict = field(default_factory=dict, compare=False, repr=False)
+    # added for seed 001's house rules; serialized only when they differ from these defaults, so the
+    # hashes of every earlier paulista run stay valid
+    raise_to_win: bool = True  # seed 001: no raise when accepting the stake would already win the match
+    blind_iron_hand: bool = False  # seed 001: at 11 x 11 nobody sees their cards; they are flipped blind
 
     def __post_init__(self) -> None:
         if not self.ladder or self.ladder[0] != 1:
@@ -114,10 +120,27 @@ class RuleSet:
         a[R_FACEDOWN_FROM] = self.face_down_from_round - 1
         a[R_ALL_TIED] = ALL_TIED_LEADER if self.all_tied == "leader" else ALL_TIED_DRAW
         a[R_SPLIT_TIE] = SPLIT_TIE_FIRST_WINNER
+        a[R_RAISE_TO_WIN] = int(self.raise_to_win)
+        a[R_BLIND_IRON] = int(self.blind_iron_hand)
         a[R_NEXT_RANK : R_NEXT_RANK + 10] = -1
         for r in self.ranks:
             a[R_NEXT_RANK + RANKS.index(r)] = RANKS.index(self.manilha_rank(r))
         return a
+
+
+def sees_own_cards(rules: RuleSet, score) -> bool:
+    """False in a blind hand (seed 001's iron hand at 11 x 11): nobody sees their own cards, and the
+    cards are flipped in dealt order (the engine's ``blind``), so the hand has no decisions."""
+    t = rules.target - 1
+    return not (rules.blind_iron_hand and score[0] == t and score[1] == t)
+
+
+def rule_set(name: str) -> RuleSet:
+    """A named rule set: ``paulista`` (seed 000, the default) or ``paulista_house`` (seed 001's table)."""
+    key = str(name).strip().lower()
+    if key not in RULE_SETS:
+        raise ValueError(f"unknown rule set {name!r}; expected one of {', '.join(RULE_SETS)}")
+    return RULE_SETS[key]
 
 
 def check_start(rules: RuleSet, score0, score1, dealer, prefix: str = "") -> None:
@@ -150,3 +173,10 @@ def _canonical_subset(what: str, value: str, universe: str) -> str:
 
 PAULISTA = RuleSet()
 """Seed 000: heads-up truco paulista, the engine's contract."""
+
+PAULISTA_HOUSE = replace(PAULISTA, name="paulista_house", all_tied="draw", raise_to_win=False, blind_iron_hand=True)
+"""Seed 001's table: three tied tricks are a draw; no raise when accepting the stake would already give
+the raiser the match; no truco once a player stands at 11 and the hand of eleven (play for 3 or give 1),
+as in seed 000; at 11 x 11 the iron hand is played blind."""
+
+RULE_SETS = {"paulista": PAULISTA, "paulista_house": PAULISTA_HOUSE}
