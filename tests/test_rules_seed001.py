@@ -11,7 +11,6 @@ import random
 import numpy as np
 import pyspiel
 import pytest
-from open_spiel.python.algorithms import exploitability as os_expl
 
 import truco_lab  # noqa: F401  registers the games
 from truco_lab import HandState, TrucoError
@@ -207,3 +206,15 @@ def test_cli_rules_option(tmp_path, capsys):
         main(["solve", "--rules", "mineiro", "--score", "0,0", "--dealer", "0", "--vira", "all", "--iterations", "1",
               "--out", str(tmp_path / "m")])
     assert e.value.code == 2
+
+
+def test_play_table_uses_the_chosen_rules():
+    from truco_lab.bots import RandomBot
+    from truco_lab.play import Table
+
+    out = []
+    t = Table(PAULISTA_HOUSE, RandomBot(1), match=False, score=(11, 11), seed=2, read=lambda p="": "1",
+              write=out.append)
+    assert t.run() == 0
+    text = "\n".join(out)
+    assert "played blind" in text and "your move" not in text

@@ -179,7 +179,7 @@ def _replay(rules, score, dealer, vira_id, mine, acts, items, seat, deck, seen, 
     # the opponent's cards: the ones they play in the history, then any unseen cards
     game = pyspiel.load_game("truco_paulista", {"score0": score[0], "score1": score[1], "dealer": dealer,
                                                  "ranks": rules.ranks, "suits": rules.suits,
-                                                 "max_stake": max(rules.ladder)})
+                                                 "max_stake": max(rules.ladder), "rules": rules.name})
     # who plays each history card: replay once with a provisional deal to learn the actors
     probe_rest = [c for c in deck if c not in seen and c not in shown]
     own = set(mine)

@@ -303,7 +303,7 @@ def timed(f, *a, **k):
 
 
 def load_match_game(rules: RuleSet):
-    params = {"ranks": rules.ranks, "suits": rules.suits, "max_stake": max(rules.ladder)}
+    params = {"ranks": rules.ranks, "suits": rules.suits, "max_stake": max(rules.ladder), "rules": rules.name}
     return pyspiel.load_game("truco_paulista_match", params)
 
 

@@ -53,7 +53,8 @@ class Table:
 
     def __init__(self, rules, bot, *, match: bool = True, seat: int = 0, seed: int = 0, hints=None,
                  score: tuple[int, int] = (0, 0), dealer: int = 1, read=None, write=print) -> None:
-        params = {"ranks": rules.ranks, "suits": rules.suits, "max_stake": max(rules.ladder)}
+        params = {"ranks": rules.ranks, "suits": rules.suits, "max_stake": max(rules.ladder),
+                  "rules": rules.name}
         if match:
             self.game = pyspiel.load_game("truco_paulista_match", params)
         else:
@@ -158,8 +159,13 @@ class Table:
             while not st.is_terminal():
                 if st.is_chance_node():
                     self.hands += 1
-                    for c in _deal(self.rng, st._g.deck_list):
+                    before = len(st.past) if hasattr(st, "past") else 0
+                    cards = _deal(self.rng, st._g.deck_list)
+                    for c in cards:
                         st.apply_action(c)
+                    if st.is_terminal() or (hasattr(st, "past") and len(st.past) > before):
+                        self.write("the iron hand is played blind: both flip their cards in dealt order")
+                        self._hand_over(st, cards)  # decided at the deal (house rules' iron hand)
                     continue
                 p = st.current_player()
                 before = len(st.past) if hasattr(st, "past") else 0
