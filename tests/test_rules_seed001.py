@@ -218,3 +218,40 @@ def test_play_table_uses_the_chosen_rules():
     assert t.run() == 0
     text = "\n".join(out)
     assert "played blind" in text and "your move" not in text
+
+
+def test_blind_iron_hand_value_matches_openspiel_enumeration():
+    """The exact blind-hand value the match solver uses equals OpenSpiel's exact expectation over the
+    house game's chance nodes (no decisions): a fair coin, for any deck."""
+    from open_spiel.python import policy
+    from open_spiel.python.algorithms import expected_game_score
+
+    from truco_lab.public_tree import blind_hand_value
+
+    rules = PAULISTA_HOUSE.with_deck("KA23", "hc")
+    g = pyspiel.load_game("truco_paulista", {"rules": "paulista_house", "score0": 11, "score1": 11,
+                                             "ranks": "KA23", "suits": "hc"})
+    u = policy.UniformRandomPolicy(g)
+    ret = expected_game_score.policy_value(g.new_initial_state(), [u, u])[0]  # P(win) - P(loss), in points of 1
+    v = blind_hand_value(rules)
+    assert v == pytest.approx(0.5, abs=1e-12) and ret == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.slow
+def test_house_match_solved_and_played(tmp_path, capsys):
+    """The match solver takes the house rules: the blind 11x11 cell gets its exact value, every other cell is
+    solved and certified; the solved bot plays whole house matches through the OpenSpiel game."""
+    out = tmp_path / "house"
+    assert main(["match", "--rules", "paulista_house", "--out", str(out), "--ranks", "7QJKA23", "--suits", "c",
+                 "--max-stake", "3", "--target-exploitability", "1e-3", "--no-table", "-q"]) == 0
+    import json
+
+    summary = json.loads((out / "summary.json").read_text())
+    cells = {(c["score0"], c["score1"], c["dealer"]): c for c in summary["cells"]}
+    assert cells[(11, 11, 1)]["equity"] == pytest.approx(0.5) and cells[(11, 11, 1)]["blind"]
+    assert summary["max_cell_exploitability"] <= 1e-3
+    capsys.readouterr()
+    assert main(["arena", "--rules", "paulista_house", "--bots", "solved,random", "--matches", "20", "--solved",
+                 str(out), "--cell", "10,10", "--out", str(tmp_path / "a"), "-q", "--ranks", "7QJKA23", "--suits",
+                 "c", "--max-stake", "3"]) == 0
+    assert "solved vs random: solved wins" in capsys.readouterr().out

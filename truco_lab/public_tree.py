@@ -39,7 +39,7 @@ from solvers.tree import VectorTree
 from truco_lab import engine as E
 from truco_lab.cards import A_DOWN, A_RAISE, A_UP, N_ACTIONS, card_str
 from truco_lab.payoff import outcome_code
-from truco_lab.rules import PAULISTA, R_TARGET, RuleSet, check_start, sees_own_cards
+from truco_lab.rules import PAULISTA, R_ALL_TIED, R_TARGET, RuleSet, check_start, sees_own_cards
 
 HIDDEN = N_ACTIONS  # public code of "a card played face down" (identity not public)
 
@@ -101,6 +101,70 @@ def _vira_classes(rules: RuleSet) -> tuple[ViraClass, ...]:
         members = groups[key]
         out.append(ViraClass(i, members[0][0], tuple(m[0] for m in members), len(members) / n, members[0][1]))
     return tuple(out)
+
+
+@nb.njit(cache=True)
+def _blind_odds(mult, r):
+    """(P(player 0 wins), P(draw)) of a blind hand: six distinct cards drawn in order from levels with
+    multiplicities ``mult`` (player 0's k-th card against player 1's k-th), tricks by strength level."""
+    L = mult.shape[0]
+    total = 0.0
+    win = 0.0
+    draw = 0.0
+    left = mult.copy()
+    n = left.sum()
+    seq = np.zeros(6, np.int64)
+    rwin = np.zeros(3, np.int32)
+    idx = np.zeros(6, np.int64)
+    # iterate over level sequences (odometer), weighting by the ordered draws that give them
+    while True:
+        w = 1.0
+        for i in range(L):
+            left[i] = mult[i]
+        avail = n
+        for k in range(6):
+            lv = idx[k]
+            w *= left[lv] / avail
+            left[lv] -= 1
+            avail -= 1
+            seq[k] = lv
+        if w > 0.0:
+            res = -1
+            for k in range(3):
+                a = seq[k]
+                b = seq[3 + k]
+                rwin[k] = 0 if a > b else (1 if b > a else E.TIE)
+                res = E.hand_result(rwin, k + 1, 0, r[R_ALL_TIED])
+                if res >= 0:
+                    break
+            total += w
+            if res == 0:
+                win += w
+            elif res == E.DRAW:
+                draw += w
+        k = 5
+        while k >= 0:
+            idx[k] += 1
+            if idx[k] < L:
+                break
+            idx[k] = 0
+            k -= 1
+        if k < 0:
+            break
+    return win / total, draw / total
+
+
+def blind_hand_value(rules: RuleSet) -> float:
+    """Player 0's probability of winning a blind hand (seed 001's iron hand) and with it the match:
+    cards flipped in dealt order, a draw replays the hand (blind again), so ``P(win) / (1 - P(draw))``
+    over the viras; the same for either dealer (in a blind hand who leads decides nothing)."""
+    r = rules.to_array()
+    win = draw = 0.0
+    for vc in vira_classes(rules):
+        w, d = _blind_odds(np.array(vc.multiplicity, np.int64), r)
+        win += vc.weight * w
+        draw += vc.weight * d
+    return win / (1.0 - draw)
 
 
 def vira_class_of(rules: RuleSet, vira: int) -> ViraClass:

@@ -31,8 +31,8 @@ from solvers.storage import stable_hash
 from truco_lab.lab.cell import CellJob, CellResult, CellSpec, Stop, candidate_codes
 from truco_lab.lab.equity import EquityTable
 from truco_lab.payoff import continuation_utilities, successor
-from truco_lab.public_tree import ALL_PRUNES, CAP_RAISES, rules_to_dict, vira_classes
-from truco_lab.rules import RuleSet
+from truco_lab.public_tree import ALL_PRUNES, CAP_RAISES, blind_hand_value, rules_to_dict, vira_classes
+from truco_lab.rules import RuleSet, sees_own_cards
 
 Cell = tuple[int, int, int]  # (score0, score1, dealer)
 
@@ -265,6 +265,22 @@ def solve_match(cfg: MatchConfig, cells: list[Cell], executor, out: Path | None 
     for level in levels(cells):
         jobs: list[CellJob] = []
         owner: dict[str, Cell] = {}
+        blind = [c for c in level if not sees_own_cards(cfg.rules, c[:2])]
+        for cell in blind:
+            # seed 001's iron hand: no decisions, its exact value is the deal's chance (nothing to certify)
+            e = blind_hand_value(cfg.rules)
+            a, b, d = cell
+            summ = {"score0": a, "score1": b, "dealer": d, "equity": e, "exploitability": 0.0, "br0": e,
+                    "br1": 1.0 - e, "iterations": 0, "warm_iterations": 0, "seconds": 0.0,
+                    "seconds_per_iteration": None, "peak_memory_gb": 0.0, "target_met": True, "classes": [],
+                    "blind": True}
+            state.equity.set(a, b, d, e, exploitability=0.0, iterations=0, seconds=0.0, peak_memory_gb=0.0)
+            state.set_br(cell, e, 1.0 - e)
+            summ["match_exploitability"] = state.match_exploitability(cell)
+            state.cells[cell] = summ
+            if on_cell is not None:
+                on_cell(cell, summ, state)
+        level = [c for c in level if c not in blind]
         for cell in level:
             for job in cell_jobs(cfg, state, cell, out, last_by_structure):
                 jobs.append(job)

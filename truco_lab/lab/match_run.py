@@ -116,9 +116,6 @@ def run_match(cfg: MatchConfig, which, out: Path, *, executor: str = "local", wo
     """Claim ``out``, solve the cells, write the outputs; returns (state, summary)."""
     from truco_lab.lab.cell import CellJob, CellResult
 
-    if cfg.rules.blind_iron_hand:
-        raise ValueError(f"the match solver does not cover {cfg.rules.name} yet: its 11x11 iron hand is blind "
-                         "(chance only) and needs its own exact value; solve single cells with truco-lab solve")
     cells = select_cells(cfg.rules, which)
     describe = {"kind": "match", "rules": rules_to_dict(cfg.rules), "prunes": cfg.prunes, "algorithm": cfg.algorithm}
     claim(out, "match", cfg.key(), describe, resume=resume, fresh=fresh)
