@@ -439,6 +439,14 @@ class VectorSolver(SolverState):
         _normalize(self.ssum, self.tree.infoset_offset, self.tree.infoset_nact, out)
         return out
 
+    def _average_in_work(self) -> np.ndarray:
+        """The average strategy written into the working-strategy buffer (every pass recomputes the
+        working strategy first, so it is free between passes): certificates cost no extra slot array,
+        4 bytes per entry off the peak."""
+        t = self.tree
+        _normalize(self.ssum, t.infoset_offset, t.infoset_nact, self._strat)
+        return self._strat
+
     def current_strategy(self) -> np.ndarray:
         out = np.zeros(self.tree.num_slots, np.float32)
         t = self.tree
@@ -451,13 +459,13 @@ class VectorSolver(SolverState):
 
     def game_value(self, strategy: np.ndarray | None = None) -> float:
         """Player 0's expected payoff under ``strategy`` (default: the average profile)."""
-        s = self.average_strategy() if strategy is None else strategy
+        s = self._average_in_work() if strategy is None else strategy
         self._forward(s)
         self._backward(s, MODE_EVAL, 2)
         return self._root_sum(0)
 
     def best_response_values(self, strategy: np.ndarray | None = None) -> tuple[float, float]:
-        s = self.average_strategy() if strategy is None else strategy
+        s = self._average_in_work() if strategy is None else strategy
         self._forward(s)
         out = []
         for p in (0, 1):
@@ -475,7 +483,7 @@ class VectorSolver(SolverState):
         """``player``'s best-response value against ``strategy``, optionally with other terminal
         utilities per outcome (player 0's; player 1 receives their negation). The tree's
         utilities are restored afterwards."""
-        s = self.average_strategy() if strategy is None else strategy
+        s = self._average_in_work() if strategy is None else strategy
         t = self.tree
         saved = t.node_util.copy() if utilities is not None else None
         try:
@@ -491,7 +499,7 @@ class VectorSolver(SolverState):
     def best_response_actions(self, player: int, strategy: np.ndarray | None = None) -> np.ndarray:
         """A pure best response: per information set of ``player``, the index of its best action
         (-1 for the other player's sets), against ``strategy``'s other half."""
-        s = self.average_strategy() if strategy is None else strategy
+        s = self._average_in_work() if strategy is None else strategy
         t = self.tree
         self._forward(s)
         self._backward(s, MODE_BR, player)
@@ -503,7 +511,7 @@ class VectorSolver(SolverState):
     def slot_values(self, strategy: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(expected payoff to the actor of each slot given its information set is reached,
         probability each information set is reached), both under ``strategy``."""
-        s = self.average_strategy() if strategy is None else strategy
+        s = self._average_in_work() if strategy is None else strategy
         t = self.tree
         self._forward(s)
         opp = np.zeros(t.num_infosets)
