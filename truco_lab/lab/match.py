@@ -120,10 +120,10 @@ def live_ladder(rules: RuleSet, cell: Cell, prunes: int = ALL_PRUNES) -> tuple[i
 TIERS = {
     # live rungs: (entries, s/iteration, peak GB, iterations to 1e-3 win probability, measured?)
     1: (5.38e6, 0.19, 0.5, 15, True),
-    2: (44.8e6, 1.5, 2.2, 120, True),
+    2: (44.8e6, 1.5, 2.07, 120, True),
     3: (157e6, 6.2, 7.1, 150, True),
-    4: (435e6, 17.0, 19.1, 180, True),
-    5: (1.0e9, 40.0, 47.0, 200, False),
+    4: (435e6, 17.0, 17.5, 180, True),
+    5: (1.0e9, 40.0, 43.0, 200, False),
 }
 
 
