@@ -48,6 +48,7 @@ bench: setup
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/solvers.py
 	$(BIN)/python benchmarks/threads.py
+	$(BIN)/python benchmarks/bots.py
 
 spec-check: setup
 	$(BIN)/truco-lab spec-check ../shared/truco-spec/engine/fixtures

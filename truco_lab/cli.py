@@ -344,6 +344,9 @@ def cmd_arena(args: argparse.Namespace) -> int:
     expl = {}
     if not args.no_exploitability:
         a, b = args.cell
+        print(f"exploitability in cell {a}x{b} dealer {args.dealer}: reading each bot's strategy at every "
+              "information set (~60-80 us each: about a minute per million; the full deck's 11x11 takes "
+              "over an hour per bot; --no-exploitability skips this)", file=sys.stderr, flush=True)
         for name in dict.fromkeys(args.bots):
             if name.startswith("br-"):
                 continue  # a best response's exploitability is not a question the arena answers
