@@ -321,7 +321,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
     built: dict[tuple[str, int], object] = {}
 
     def make(name: str, seed: int):
-        bot = make_bot(name, seed, solved, notify=note, rules=rules, cell=(*args.cell, args.dealer),
+        bot = make_bot(name, seed, solved, notify=note, rules=rules, cell=(*(args.cell or (11, 11)), args.dealer),
                        equity=solved.equity if solved is not None else None) if (name, seed) not in built else None
         if name.startswith("br-") and name != "br-solved":  # a best response costs tree walks: build it once
             bot = built.setdefault((name, seed), bot)
@@ -342,6 +342,11 @@ def cmd_arena(args: argparse.Namespace) -> int:
     for res in results:
         print(res.line())
     expl = {}
+    if args.cell is None and len(rules.deck) > 10 and not args.no_exploitability:
+        print("per-bot exploitability skipped on this deck (over an hour per bot at 11x11): choose a cell with "
+              "--cell A,B to compute it", file=sys.stderr)
+        args.no_exploitability = True
+    args.cell = args.cell or (11, 11)
     if not args.no_exploitability:
         a, b = args.cell
         print(f"exploitability in cell {a}x{b} dealer {args.dealer}: reading each bot's strategy at every "
@@ -554,8 +559,9 @@ def main(argv: list[str] | None = None) -> int:
                     "solved on demand)")
     ar.add_argument("--no-solve", action="store_true", help="never solve on demand")
     ar.add_argument("--out", default="results/arena", metavar="DIR", help="output folder (default results/arena)")
-    ar.add_argument("--cell", type=_score, default=(11, 11), metavar="A,B",
-                    help="score cell of the exploitability figures (default 11,11)")
+    ar.add_argument("--cell", type=_score, default=None, metavar="A,B",
+                    help="score cell of the exploitability figures (default 11,11 on decks of <= 10 cards; on "
+                    "bigger decks only when given)")
     ar.add_argument("--dealer", type=int, choices=(0, 1), default=1, help="dealer of that cell (default 1)")
     ar.add_argument("--no-exploitability", action="store_true", help="skip the per-bot exploitability")
     _small_variant_options(ar)
