@@ -82,6 +82,18 @@ def rss_gb() -> float:
         return float("nan")
 
 
+def available_memory_gb() -> float:
+    """Memory the kernel could give a new job now (``MemAvailable``, GB); ``inf`` if unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) / 2**20
+    except OSError:
+        pass
+    return float("inf")
+
+
 def peak_rss_gb() -> float:
     """Peak resident memory of this process since start or the last :func:`reset_peak_rss` (GB)."""
     try:

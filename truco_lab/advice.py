@@ -23,7 +23,7 @@ import pyspiel
 
 from truco_lab.cards import A_DOWN, A_RAISE, action_str, card_str, parse_action, parse_cards
 from truco_lab.lab.match import canonical
-from truco_lab.public_tree import level_names_at
+from truco_lab.public_tree import level_names_at, vira_name
 
 
 class ExplainError(ValueError):
@@ -96,7 +96,7 @@ def advise(strategy, state) -> Advice:
     rows = []
     for a, slot in route.items():
         v = float(av[slot]) if slot >= 0 else np.nan
-        rows.append({"action": action_str(a), "probability": probs.get(a, 0.0),
+        rows.append({"action": action_str(a, strategy.rules.raise_targets), "probability": probs.get(a, 0.0),
                      "value": v if tp == 0 else 1.0 + v})  # utilities are player 0's win probability
     actions = pd.DataFrame(rows, columns=["action", "probability", "value"])
     # same-level cards share a slot: give the twin the same value
@@ -117,7 +117,7 @@ def advise(strategy, state) -> Advice:
     rows_opp = tree.elem_hand[ls:ls + n].astype(np.int64)
     W = tree.deal_weight
     w = reach[ls:ls + n] * (W[own_row, rows_opp] if tq == 1 else W[rows_opp, own_row])
-    names = level_names_at(strategy.rules, state.deal[6])  # the user's vira, not the class representative
+    names = level_names_at(strategy.rules, state.vira)  # the user's vira, not the class representative
     hands = tree.meta["hands"]
     label = [" ".join(names[x] for x in sorted(hands[r], reverse=True)) for r in rows_opp]
     rng = pd.DataFrame({"hand": label, "probability": w})
@@ -125,9 +125,9 @@ def advise(strategy, state) -> Advice:
     tot = rng.probability.sum()
     rng["probability"] = rng.probability / tot if tot > 0 else 0.0
     rng = rng[rng.probability > 0].sort_values("probability", ascending=False, kind="stable").reset_index(drop=True)
-    hist = [action_str(a) if not (A_DOWN <= a < A_RAISE and q != p) else "play_face_down ??"
+    hist = [action_str(a, strategy.rules.raise_targets) if not (A_DOWN <= a < A_RAISE and q != p) else "play_face_down ??"
             for q, a in state.hand_actions]
-    return Advice(score=tuple(state.start_score), dealer=state.dealer, player=p, vira=card_str(state.deal[6]),
+    return Advice(score=tuple(state.start_score), dealer=state.dealer, player=p, vira=vira_name(state.vira),
                   hand=[card_str(c) for c in state.deal[3 * p:3 * p + 3]], history=hist, actions=actions,
                   opponent_range=rng)
 
@@ -137,8 +137,10 @@ def hand_state(rules, score: tuple[int, int], dealer: int, vira: str, hand: str 
     list or a list of actions in notation; the opponent's face-down cards may be written ``play_face_down``)."""
     from truco_lab.games import rules_from_params  # noqa: F401  (registers the games)
 
+    if not rules.vira and vira not in (None, "", "none"):
+        raise ExplainError(f"rule set {rules.name} turns no vira (its manilhas are fixed): leave --vira out")
     try:
-        vira_id = parse_cards([vira])[0]
+        vira_id = parse_cards([vira])[0] if rules.vira else None
         mine = parse_cards(hand)
     except ValueError as e:
         raise ExplainError(str(e)) from None
@@ -147,7 +149,7 @@ def hand_state(rules, score: tuple[int, int], dealer: int, vira: str, hand: str 
     if vira_id in mine:
         raise ExplainError(f"card {card_str(vira_id)} is both the vira and in the hand")
     deck = [c for c in range(40) if "4567QJKA23"[c >> 2] in rules.ranks and "dshc"[c & 3] in rules.suits]
-    for c in (*mine, vira_id):
+    for c in (*mine, *([] if vira_id is None else [vira_id])):
         if c not in deck:
             raise ExplainError(f"card {card_str(c)} is not in this deck (ranks {rules.ranks}, suits {rules.suits})")
     items = [x.strip() for x in history.split(",")] if isinstance(history, str) else list(history)
@@ -158,11 +160,11 @@ def hand_state(rules, score: tuple[int, int], dealer: int, vira: str, hand: str 
             acts.append(None)  # an opponent's face-down card: identity unknown
             continue
         try:
-            acts.append(parse_action(x))
+            acts.append(parse_action(x, rules.raise_targets))
         except ValueError as e:
             raise ExplainError(f"history item {x!r}: {e}") from None
     shown = [a % 40 for a in acts if a is not None and a < A_RAISE]
-    seen = set(mine) | {vira_id}
+    seen = set(mine) | ({vira_id} if vira_id is not None else set())
     errors = []
     for seat in (0, 1):
         try:
@@ -192,7 +194,7 @@ def _replay(rules, score, dealer, vira_id, mine, acts, items, seat, deck, seen, 
     opp = opp_shown + probe_rest[: 3 - len(opp_shown)]
     deal = (sorted(mine) + sorted(opp)) if seat == 0 else (sorted(opp) + sorted(mine))
     st = game.new_initial_state()
-    for c in [*deal, vira_id]:
+    for c in [*deal, *([] if vira_id is None else [vira_id])]:
         st.apply_action(c)
     hidden_pool = [c for c in opp if c not in opp_shown]
     for a, text in zip(acts, items, strict=True):

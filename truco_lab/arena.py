@@ -208,7 +208,7 @@ def tree_strategy(tree, probabilities_at) -> np.ndarray:
             strat[o:o + m] = 1.0 / m
             continue
         n = E.legal_actions(s, r, buf, False)
-        probs = probabilities_at(view_of(s, deck, buf[:n].tolist()))
+        probs = probabilities_at(view_of(s, deck, buf[:n].tolist(), tree.source.rules))
         by_code = {int(tree.entry_action[o + k]): o + k for k in range(m)}
         for a, pr in probs.items():
             if a < A_DOWN:
@@ -276,7 +276,7 @@ class CellResponseBot(BotBase):
 
         if (state.start_score[0], state.start_score[1], state.dealer) != self.cell:
             return self.target.probabilities(state)
-        tree, br = self.parts[vira_class_of(self.rules, state.deal[6]).index]
+        tree, br = self.parts[vira_class_of(self.rules, state.vira).index]
         route = openspiel_route(tree, state)
         slots = [s for s in route.values() if s >= 0]
         info = int(tree.meta["_slot_owner"][min(slots)]) if "_slot_owner" in tree.meta else int(
@@ -342,7 +342,7 @@ def value_loss(strategy, bot: BotBase, opponent: BotBase, matches: int, seed: in
 
                 mine = vals.get(action_str(a))
                 if mine is not None:
-                    v = view_of(st.s, st._g.deck_list, st.legal_actions())
+                    v = view_of(st.s, st._g.deck_list, st.legal_actions(), st._g.rules)
                     kind = ("hand of eleven" if v.eleven else "answer a raise" if v.pending_to
                             else f"round {len(v.rounds) + 1}")
                     best = sum(pr * x for pr, x in vals.values())

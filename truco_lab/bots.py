@@ -31,6 +31,7 @@ import numpy as np
 
 from truco_lab import engine as E
 from truco_lab.cards import A_ACCEPT, A_ACCEPT_ELEVEN, A_FOLD, A_FOLD_ELEVEN, A_RAISE, A_UP
+from truco_lab.rules import PAULISTA, R_FIXED, R_SIZE, RuleSet
 
 BOT_NAMES = ("solved", "heuristic-low", "heuristic-high", "random")
 
@@ -53,8 +54,8 @@ class View:
     player: int
     dealt: tuple[int, ...]  # own three cards
     held: tuple[int, ...]  # own cards not played yet
-    vira: int
-    manilha: int
+    vira: int  # -1 in rule sets without a vira
+    manilha: int  # the manilha rank index (-1 without a vira: then ``fixed`` holds the manilhas)
     deck: tuple[int, ...]
     seen: frozenset  # cards whose identity the player knows
     rounds: tuple[int, ...]  # completed rounds' winners (0, 1, or E.TIE)
@@ -64,24 +65,30 @@ class View:
     eleven: bool  # we owe the mão de onze decision
     score: tuple[int, int]  # (ours, theirs) at the start of the hand
     legal: tuple[int, ...]
+    fixed: tuple[int, ...] = ()  # fixed manilhas, weakest first (rule sets without a vira)
+    raise_targets: tuple[int, ...] = (3, 6, 9, 12)
 
     def power(self, card: int) -> int:
         """Trick strength of ``card`` played face up (the engine's ``strength``)."""
-        return int(_powers(self.manilha)[card])
+        return int(_powers(self.manilha, self.fixed)[card])
 
 
-_POWER_CACHE: dict[int, np.ndarray] = {}
+_POWER_CACHE: dict[tuple, np.ndarray] = {}
 
 
-def _powers(manilha: int) -> np.ndarray:
-    """Face-up strength of every card id under a manilha rank (from the engine's ``strength``)."""
-    pw = _POWER_CACHE.get(manilha)
+def _powers(manilha: int, fixed: tuple[int, ...] = ()) -> np.ndarray:
+    """Face-up strength of every card id under a manilha rank, or with fixed manilhas (from the
+    engine's ``strength``)."""
+    key = (manilha, fixed)
+    pw = _POWER_CACHE.get(key)
     if pw is None:
-        pw = _POWER_CACHE[manilha] = np.array([E.strength(c, 0, manilha) for c in range(40)], np.int32)
+        r = np.full(R_SIZE, -1, np.int32)
+        r[R_FIXED:R_FIXED + len(fixed)] = fixed
+        pw = _POWER_CACHE[key] = np.array([E.strength(c, 0, manilha, r) for c in range(40)], np.int32)
     return pw
 
 
-def view_of(s: np.ndarray, deck, legal) -> View:
+def view_of(s: np.ndarray, deck, legal, rules: RuleSet = PAULISTA) -> View:
     """The acting player's view of engine state ``s`` (``deck``: the game's card ids)."""
     p = int(E.actor(s))
     held = tuple(int(E.held_card(s, p, i)) for i in range(3) if E.held_card(s, p, i) >= 0)
@@ -101,10 +108,10 @@ def view_of(s: np.ndarray, deck, legal) -> View:
     vira = int(E.vira(s))
     return View(
         player=p, dealt=dealt, held=held, vira=vira, manilha=int(E.manilha(s)), deck=tuple(int(c) for c in deck),
-        seen=frozenset((*dealt, vira, *opp_up)), rounds=tuple(int(E.round_winner(s, k)) for k in range(nr)),
+        seen=frozenset((*dealt, *([vira] if vira >= 0 else []), *opp_up)), rounds=tuple(int(E.round_winner(s, k)) for k in range(nr)),
         led=led, value=int(E.value(s)), pending_to=int(E.pending_to(s)) if int(E.pending_by(s)) != p else 0,
         eleven=int(E.eleven_decider(s)) == p, score=(int(E.score(s, p)), int(E.score(s, 1 - p))),
-        legal=tuple(int(a) for a in legal),
+        legal=tuple(int(a) for a in legal), fixed=rules.fixed_manilha_ids(), raise_targets=rules.raise_targets,
     )
 
 
@@ -112,7 +119,7 @@ def view_of(s: np.ndarray, deck, legal) -> View:
 def card_strength(v: View, card: int, pool=None) -> float:
     """Probability that ``card`` beats a random card of ``pool`` (default: the deck minus the
     vira and the card), ties counting half."""
-    pw = _powers(v.manilha)
+    pw = _powers(v.manilha, v.fixed)
     pool = [c for c in v.deck if c != card and c != v.vira] if pool is None else pool
     if not len(pool):
         return 1.0
@@ -140,7 +147,7 @@ def win_probability(v: View) -> float:
         probs.append((1.0, 0.0, 0.0) if v.power(best) > pb else (0.0, 1.0, 0.0) if v.power(best) == pb
                      else (0.0, 0.0, 1.0))
         mine = [c for c in mine if c != best]
-    pu = _powers(v.manilha)[np.asarray(unseen, np.int64)]
+    pu = _powers(v.manilha, v.fixed)[np.asarray(unseen, np.int64)]
     for c in mine:
         if not unseen:
             probs.append((0.5, 0.0, 0.5))
@@ -278,7 +285,7 @@ class HeuristicBot(BotBase):
         self.name = f"heuristic-{level}"
 
     def probabilities(self, state) -> dict[int, float]:
-        return self.probabilities_at(view_of(state.s, state._g.deck_list, state.legal_actions()))
+        return self.probabilities_at(view_of(state.s, state._g.deck_list, state.legal_actions(), state._g.rules))
 
     def probabilities_at(self, v: View) -> dict[int, float]:
         return heuristic_probabilities(v, self.level)

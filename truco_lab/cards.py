@@ -15,7 +15,7 @@ N_CARDS = 40
 # Action ids (shared by the numba engine and the OpenSpiel games).
 A_UP = 0  # + card id: play_face_up
 A_DOWN = 40  # + card id: play_face_down
-A_RAISE = 80  # + ladder index - 1 (80: raise 3, 81: raise 6, 82: raise 9, 83: raise 12)
+A_RAISE = 80  # + ladder index - 1 (paulista 80: raise 3 .. 83: raise 12; Mineiro 80: raise 4 .. 83: raise 12)
 A_ACCEPT = 84
 A_FOLD = 85
 A_CONCEDE = 86
@@ -23,7 +23,7 @@ A_ACCEPT_ELEVEN = 87
 A_FOLD_ELEVEN = 88
 N_ACTIONS = 89
 
-_RAISE_TARGETS = (3, 6, 9, 12)
+_RAISE_TARGETS = (3, 6, 9, 12)  # paulista's; other rule sets pass their ``raise_targets``
 _SIMPLE = {
     A_ACCEPT: "accept_raise",
     A_FOLD: "fold",
@@ -70,27 +70,32 @@ def parse_cards(text: str | list[str]) -> list[int]:
     return ids
 
 
-def action_str(action: int) -> str:
-    """Action id -> notation string (``play_face_up 3d``, ``raise 3``, ...)."""
+def action_str(action: int, raise_targets: tuple[int, ...] = _RAISE_TARGETS) -> str:
+    """Action id -> notation string (``play_face_up 3d``, ``raise 3``, ...). ``raise_targets``: the
+    rule set's (``RuleSet.raise_targets``; Mineiro's raises print as ``raise 4`` .. ``raise 12``)."""
     a = int(action)
     if A_UP <= a < A_UP + N_CARDS:
         return f"play_face_up {card_str(a - A_UP)}"
     if A_DOWN <= a < A_DOWN + N_CARDS:
         return f"play_face_down {card_str(a - A_DOWN)}"
     if A_RAISE <= a < A_RAISE + 4:
-        return f"raise {_RAISE_TARGETS[a - A_RAISE]}"
+        if a - A_RAISE >= len(raise_targets):
+            raise ValueError(f"action id {a} is a raise past this ladder's top ({raise_targets[-1] if raise_targets else 'no raises'})")
+        return f"raise {raise_targets[a - A_RAISE]}"
     if a in _SIMPLE:
         return _SIMPLE[a]
     raise ValueError(f"action id must be in 0..{N_ACTIONS - 1}, got {action!r}")
 
 
-def parse_action(text: str) -> int:
-    """Notation string -> action id. Raises ValueError naming what is wrong."""
+def parse_action(text: str, raise_targets: tuple[int, ...] = _RAISE_TARGETS) -> int:
+    """Notation string -> action id. Raises ValueError naming what is wrong. ``raise_targets`` as in
+    :func:`action_str`."""
     if not isinstance(text, str):
         raise ValueError(f"action must be a string, got {text!r}")
     parts = text.strip().split()
+    rungs = "|".join(str(x) for x in raise_targets) or "(none)"
     expected = (
-        "expected one of 'play_face_up CARD', 'play_face_down CARD', 'raise 3|6|9|12', "
+        f"expected one of 'play_face_up CARD', 'play_face_down CARD', 'raise {rungs}', "
         "'accept_raise', 'fold', 'concede_hand', 'accept_eleven', 'fold_eleven'"
     )
     if not parts:
@@ -102,16 +107,17 @@ def parse_action(text: str) -> int:
         base = A_UP if kind == "play_face_up" else A_DOWN
         return base + parse_card(parts[1])
     if kind == "raise":
-        if len(parts) != 2 or not parts[1].isdigit() or int(parts[1]) not in _RAISE_TARGETS:
-            raise ValueError(f"malformed action {text!r}: raise takes a target in 3, 6, 9, 12")
-        return A_RAISE + _RAISE_TARGETS.index(int(parts[1]))
+        if len(parts) != 2 or not parts[1].isdigit() or int(parts[1]) not in raise_targets:
+            raise ValueError(f"malformed action {text!r}: raise takes a target in "
+                             f"{', '.join(str(x) for x in raise_targets) or '(none: this ladder has no raises)'}")
+        return A_RAISE + raise_targets.index(int(parts[1]))
     if kind in _SIMPLE_BY_NAME and len(parts) == 1:
         return _SIMPLE_BY_NAME[kind]
     raise ValueError(f"malformed action {text!r}: {expected}")
 
 
-def raise_action(to: int) -> int:
+def raise_action(to: int, raise_targets: tuple[int, ...] = _RAISE_TARGETS) -> int:
     """Action id of ``raise to``."""
-    if to not in _RAISE_TARGETS:
-        raise ValueError(f"raise target must be one of 3, 6, 9, 12, got {to!r}")
-    return A_RAISE + _RAISE_TARGETS.index(to)
+    if to not in raise_targets:
+        raise ValueError(f"raise target must be one of {', '.join(str(x) for x in raise_targets)}, got {to!r}")
+    return A_RAISE + raise_targets.index(to)

@@ -120,6 +120,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
         rules = _rules(args)
     except ValueError as e:
         return _err(prog, str(e))
+    if not rules.vira:
+        if (args.vira or "all").lower() not in ("all", "none"):
+            return _err(prog, f"argument --vira: rule set {rules.name} turns no vira (its manilhas are fixed); "
+                              f"leave --vira out, got {args.vira!r}")
+        args.vira = "all"
+    elif args.vira is None:
+        return _err(prog, f"argument --vira: rule set {rules.name} turns a vira: give a card (e.g. 7c) or all")
     if args.vira.lower() == "all":
         args.vira = "all"
         viras = [(vc, vc.name) for vc in vira_classes(rules)]
@@ -153,6 +160,16 @@ def cmd_solve(args: argparse.Namespace) -> int:
     elif args.equity:
         return _err(prog, "argument --equity: only with --payoff equity")
     prunes = ALL_PRUNES if args.prunes == "all" else 0
+    if not args.ignore_memory_check:
+        from solvers.storage import available_memory_gb
+        from truco_lab.lab.match import plan
+
+        need = plan(rules, [(a, b, args.dealer)], prunes)[0].peak_gb
+        have = available_memory_gb()
+        if need > have:
+            return _err(prog, f"cell {a}x{b} needs ~{need:.0f} GB per vira class (predicted from the measured tiers, "
+                              f"`truco-lab match --plan`), this machine has {have:.0f} GB available: solve a small "
+                              "variant (--ranks/--suits/--max-stake), a bigger machine, or --ignore-memory-check")
     try:
         specs = [(CellSpec.make(rules, a, b, args.dealer, vc.index, prunes=prunes, payoff=args.payoff,
                                 equity=equity, algorithm=args.algorithm), label) for vc, label in viras]
@@ -388,6 +405,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     prog = "truco-lab explain"
     try:
         rules = _rules(args)
+        if rules.vira and args.vira is None:
+            return _err(prog, f"argument --vira: rule set {rules.name} turns a vira: give the card, e.g. 4c")
         adv = explain(args.score, args.dealer, args.vira, args.hand, args.history, solved=args.solved, rules=rules,
                       on_demand=not args.no_solve)
     except ExplainError as e:
@@ -437,7 +456,9 @@ def _small_variant_options(p: argparse.ArgumentParser) -> None:
                    help="rule set: paulista (seed 000, default) or paulista_house (seed 001's table)")
     p.add_argument("--ranks", default="4567QJKA23", help="deck ranks (small variants)")
     p.add_argument("--suits", default="dshc", help="deck suits (small variants)")
-    p.add_argument("--max-stake", type=int, choices=(1, 3, 6, 9, 12), default=12, help="top of the raise ladder")
+    stakes = sorted({v for rs in RULE_SETS.values() for v in rs.ladder})
+    p.add_argument("--max-stake", type=int, choices=stakes, default=12, metavar="{" + ",".join(map(str, stakes)) + "}",
+                   help="top of the raise ladder, a rung of the rules' ladder (paulista 1 3 6 9 12, mineiro 2 4 8 10 12)")
 
 
 def _prob(text: str) -> float:
@@ -502,7 +523,10 @@ def main(argv: list[str] | None = None) -> int:
     so = sub.add_parser("solve", help="solve hand cells natively; writes Parquet tables, checkpoints, summary.json")
     so.add_argument("--score", type=_score, required=True, metavar="A,B", help="scores at the start of the hand")
     so.add_argument("--dealer", type=int, choices=(0, 1), required=True, help="the dealing player")
-    so.add_argument("--vira", required=True, metavar="CARD|all", help="a turned-up card (its vira class) or all")
+    so.add_argument("--vira", default=None, metavar="CARD|all",
+                    help="a turned-up card (its vira class) or all; leave out in rule sets without a vira (mineiro)")
+    so.add_argument("--ignore-memory-check", action="store_true",
+                    help="solve even when the predicted peak memory exceeds what this machine has available")
     so.add_argument("--algorithm", choices=ALGORITHMS, default="dcfr", help="CFR variant (default dcfr)")
     stop = so.add_mutually_exclusive_group(required=True)
     stop.add_argument("--iterations", type=_positive_int, help="run exactly N iterations per cell")
@@ -571,7 +595,8 @@ def main(argv: list[str] | None = None) -> int:
     ex = sub.add_parser("explain", help="the solution at one decision: probabilities, action values, opponent range")
     ex.add_argument("--score", type=_score, required=True, metavar="A,B", help="scores at the start of the hand")
     ex.add_argument("--dealer", type=int, choices=(0, 1), required=True, help="the dealing player")
-    ex.add_argument("--vira", required=True, metavar="CARD", help="the turned-up card, e.g. 4c")
+    ex.add_argument("--vira", default=None, metavar="CARD",
+                    help="the turned-up card, e.g. 4c (leave out in rule sets without a vira: mineiro)")
     ex.add_argument("--hand", required=True, metavar="CARDS", help='your three cards, e.g. "5c 3d Qs"')
     ex.add_argument("--history", default="", metavar="ACTIONS",
                     help='the hand so far, comma separated, e.g. "raise 3, accept_raise, play_face_up 7h"')

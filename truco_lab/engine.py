@@ -31,11 +31,13 @@ from truco_lab.rules import (
     R_ELEVEN_ON,
     R_ELEVEN_VALUE,
     R_FACEDOWN_FROM,
+    R_FIXED,
     R_LADDER,
     R_NEXT_RANK,
     R_NLADDER,
     R_RAISE_TO_WIN,
     R_TARGET,
+    R_VIRA,
 )
 
 # ---- state layout -------------------------------------------------------
@@ -239,13 +241,20 @@ def give_card(s, p, card) -> None:
 
 
 @nb.njit(cache=True, inline="always")
-def strength(card: int, down: int, manilha: int) -> int:
-    """Round strength of a played card: face down < any face up; manilhas by suit."""
+def strength(card: int, down: int, manilha: int, r) -> int:
+    """Round strength of a played card: face down < any face up; manilhas above every plain card, by
+    suit under a vira (``manilha``: the hand's manilha rank), or in the rules' fixed order when no
+    vira is turned (``manilha`` < 0)."""
     if down:
         return -1
     rank = card >> 2
-    if rank == manilha:
-        return 100 + (card & 3)
+    if manilha >= 0:
+        if rank == manilha:
+            return 100 + (card & 3)
+        return rank
+    for i in range(4):
+        if r[R_FIXED + i] == card:
+            return 100 + i
     return rank
 
 
@@ -256,8 +265,12 @@ def new_hand(s, r, dealer, score0, score1, cards, vira):
     s[DEALER] = dealer
     s[SCORE] = score0
     s[SCORE + 1] = score1
-    s[VIRA] = vira
-    s[MANILHA] = r[R_NEXT_RANK + (vira >> 2)]
+    if r[R_VIRA] != 0:
+        s[VIRA] = vira
+        s[MANILHA] = r[R_NEXT_RANK + (vira >> 2)]
+    else:  # no vira turned: manilhas are the rules' fixed cards
+        s[VIRA] = -1
+        s[MANILHA] = -1
     for i in range(6):
         s[HAND + i] = cards[i]
     for i in range(6):
@@ -266,7 +279,7 @@ def new_hand(s, r, dealer, score0, score1, cards, vira):
     s[LAST_RAISER] = -1
     s[DECISION] = -1
     s[WINNER] = -1
-    s[VALUE] = 1
+    s[VALUE] = r[R_LADDER]  # the base value (the ladder's first rung)
     eleven = r[R_TARGET] - 1
     if r[R_ELEVEN_ON] != 0:
         if score0 == eleven and score1 == eleven:
@@ -413,8 +426,8 @@ def hand_result(rwin, nrounds, first_leader, all_tied_mode) -> int:
 def _resolve_round(s, r):
     k = s[NROUNDS]
     lead = s[CUR_LEADER]
-    a = strength(s[PCARD + 2 * k], s[PDOWN + 2 * k], s[MANILHA])
-    b = strength(s[PCARD + 2 * k + 1], s[PDOWN + 2 * k + 1], s[MANILHA])
+    a = strength(s[PCARD + 2 * k], s[PDOWN + 2 * k], s[MANILHA], r)
+    b = strength(s[PCARD + 2 * k + 1], s[PDOWN + 2 * k + 1], s[MANILHA], r)
     if a > b:
         w = lead
     elif b > a:

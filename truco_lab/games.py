@@ -84,6 +84,11 @@ class _Config:
     match: bool
     deck_set: frozenset
     deck_list: tuple
+    deal_size: int  # 7 with a vira, 6 without (Mineiro)
+
+    def astr(self, action: int) -> str:
+        """An action in this rule set's notation."""
+        return action_str(action, self.rules.raise_targets)
 
     def __deepcopy__(self, memo):  # immutable: states share it (cheap clones)
         return self
@@ -115,7 +120,7 @@ class _TrucoGameBase(pyspiel.Game):
         super().__init__(game_type, info, p)
         self.cfg = _Config(
             self.rules, self.rules_array, self.deck, self.strategic, self.match,
-            frozenset(self.deck.tolist()), tuple(self.deck.tolist()),
+            frozenset(self.deck.tolist()), tuple(self.deck.tolist()), self.rules.deal_size,
         )
 
     def make_py_observer(self, iig_obs_type=None, params=None):
@@ -164,9 +169,10 @@ class TrucoState(pyspiel.State):
 
     # ---- OpenSpiel API --------------------------------------------------
     def current_player(self) -> int:
-        if self.match_winner >= 0 or (not self._g.match and len(self.deal) == 7 and E.winner(self.s) >= 0):
+        if self.match_winner >= 0 or (not self._g.match and len(self.deal) == self._g.deal_size
+                                      and E.winner(self.s) >= 0):
             return pyspiel.PlayerId.TERMINAL
-        if len(self.deal) < 7:
+        if len(self.deal) < self._g.deal_size:
             return pyspiel.PlayerId.CHANCE
         return int(E.actor(self.s))
 
@@ -200,7 +206,7 @@ class TrucoState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         self._legal_cache = None
-        if len(self.deal) < 7:
+        if len(self.deal) < self._g.deal_size:
             k = len(self.deal)
             ordered = sees_own_cards(self._g.rules, self.start_score)
             if action in self.deal or action not in self._g.deck_set or (
@@ -210,10 +216,10 @@ class TrucoState(pyspiel.State):
                     f"in increasing id, from the deck, without repeats (dealt so far: {self.deal})"
                 )
             self.deal.append(int(action))
-            if len(self.deal) == 7:
+            if len(self.deal) == self._g.deal_size:
                 E.new_hand(
                     self.s, self._g.rules_array, self.dealer, self.start_score[0], self.start_score[1],
-                    np.array(self.deal[:6], np.int32), self.deal[6],
+                    np.array(self.deal[:6], np.int32), self.deal[6] if self._g.deal_size == 7 else -1,
                 )
                 if not sees_own_cards(self._g.rules, self.start_score):
                     self._play_blind()
@@ -228,7 +234,7 @@ class TrucoState(pyspiel.State):
             from truco_lab.state import TrucoError
 
             raise TrucoError(E.ERROR_NAMES[err], f"player {p} cannot take action {a} "
-                             f"({action_str(a) if 0 <= a < N_ACTIONS else 'unknown'}) now")
+                             f"({self._g.astr(a) if 0 <= a < N_ACTIONS else 'unknown'}) now")
         E.apply_unchecked(self.s, self._g.rules_array, a)
         self.hand_actions.append((p, a))
         self._after_hand()
@@ -261,14 +267,14 @@ class TrucoState(pyspiel.State):
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return card_str(action)
-        return action_str(action)
+        return self._g.astr(action)
 
     def returns(self) -> list[float]:
         if self._g.match:
             if self.match_winner < 0:
                 return [0.0, 0.0]
             return [1.0, -1.0] if self.match_winner == 0 else [-1.0, 1.0]
-        if len(self.deal) < 7 or E.winner(self.s) < 0 or E.winner(self.s) == E.DRAW:
+        if len(self.deal) < self._g.deal_size or E.winner(self.s) < 0 or E.winner(self.s) == E.DRAW:
             return [0.0, 0.0]
         pts = float(E.points(self.s))
         return [pts, -pts] if E.winner(self.s) == 0 else [-pts, pts]
@@ -276,9 +282,14 @@ class TrucoState(pyspiel.State):
     def __str__(self) -> str:
         parts = []
         for dealer, score, deal, acts in self.past:
-            parts.append(_hand_str(dealer, score, deal, acts))
-        parts.append(_hand_str(self.dealer, self.start_score, self.deal, self.hand_actions))
+            parts.append(_hand_str(self._g, dealer, score, deal, acts))
+        parts.append(_hand_str(self._g, self.dealer, self.start_score, self.deal, self.hand_actions))
         return "\n".join(parts)
+
+    @property
+    def vira(self) -> int:
+        """This hand's vira card id (-1 before it is dealt, and always in rule sets without a vira)."""
+        return self.deal[6] if len(self.deal) == 7 else -1
 
     # ---- helpers for observers ---------------------------------------
     def hand_blocks(self):
@@ -288,18 +299,23 @@ class TrucoState(pyspiel.State):
         return [*self.past, (self.dealer, self.start_score, self.deal, self.hand_actions)]
 
 
-def _hand_str(dealer, score, deal, acts) -> str:
+def _vira_str(g: _Config, deal) -> str:
+    if g.deal_size == 6:
+        return "none"
+    return card_str(deal[6]) if len(deal) == 7 else "?"
+
+
+def _hand_str(g: _Config, dealer, score, deal, acts) -> str:
     h0 = " ".join(card_str(c) for c in deal[:3])
     h1 = " ".join(card_str(c) for c in deal[3:6])
-    vira = card_str(deal[6]) if len(deal) == 7 else "?"
-    hist = ", ".join(f"p{p}:{action_str(a)}" for p, a in acts)
-    return f"dealer {dealer} score {score[0]}-{score[1]} | p0 [{h0}] p1 [{h1}] vira {vira} | {hist}"
+    hist = ", ".join(f"p{p}:{g.astr(a)}" for p, a in acts)
+    return f"dealer {dealer} score {score[0]}-{score[1]} | p0 [{h0}] p1 [{h1}] vira {_vira_str(g, deal)} | {hist}"
 
 
-def _public_action(player: int, action: int, viewer: int) -> str:
+def _public_action(g: _Config, player: int, action: int, viewer: int) -> str:
     if A_DOWN <= action < A_RAISE and player != viewer:
         return f"p{player}:play_face_down ??"
-    return f"p{player}:{action_str(action)}"
+    return f"p{player}:{g.astr(action)}"
 
 
 # ---- observation tensor layout -------------------------------------------
@@ -319,8 +335,8 @@ _OBS_PIECES = [
 _ACT_WIDTH = 2 + N_ACTIONS + 1  # actor, action, "hidden face-down card" flag
 
 
-def _ladder_slot(value: int) -> int:
-    return (1, 3, 6, 9, 12).index(value)
+def _ladder_slot(rules: RuleSet, value: int) -> int:
+    return rules.ladder.index(value)
 
 
 class TrucoObserver:
@@ -362,7 +378,7 @@ class TrucoObserver:
                 d[f"h{i}_dealer"][dealer] = 1
                 d[f"h{i}_score"][score[0]] = 1
                 d[f"h{i}_score"][13 + score[1]] = 1
-                if len(deal) == 7 and self.public:
+                if len(deal) == 7 and self.game.deal_size == 7 and self.public:
                     d[f"h{i}_vira"][deal[6]] = 1
                 if self.private and sees_own_cards(self.game.rules, score):
                     for c in deal[3 * player : 3 * player + 3]:
@@ -381,20 +397,21 @@ class TrucoObserver:
         d["score"][sc[0]] = 1
         d["score"][13 + sc[1]] = 1
         sees = sees_own_cards(self.game.rules, sc)
-        if len(state.deal) < 7:
+        if len(state.deal) < self.game.deal_size:
             if self.private and sees:
                 for c in state.deal[3 * player : 3 * player + 3]:
                     d["hand"][c] = 1
             return
-        d["vira"][E.vira(s)] = 1
+        if self.game.deal_size == 7:
+            d["vira"][E.vira(s)] = 1
         if self.private and sees:
             for i in range(3):
                 c = E.held_card(s, player, i)
                 if c >= 0:
                     d["hand"][c] = 1
-        d["value"][_ladder_slot(int(E.value(s)))] = 1
+        d["value"][_ladder_slot(self.game.rules, int(E.value(s)))] = 1
         if E.pending_to(s):
-            d["pending_to"][_ladder_slot(int(E.pending_to(s)))] = 1
+            d["pending_to"][_ladder_slot(self.game.rules, int(E.pending_to(s)))] = 1
             d["pending_by"][E.pending_by(s)] = 1
         if E.last_raiser(s) >= 0:
             d["last_raiser"][E.last_raiser(s)] = 1
@@ -425,15 +442,14 @@ class TrucoObserver:
             for dealer, score, deal, acts in state.hand_blocks():
                 mine = " ".join(card_str(c) for c in deal[3 * player : 3 * player + 3]) \
                     if self.private and sees_own_cards(self.game.rules, score) else "blind" if self.private else ""
-                vira = card_str(deal[6]) if len(deal) == 7 else "?"
-                hist = " ".join(_public_action(p, a, player) for p, a in acts)
-                out.append(f"[d{dealer} {score[0]}-{score[1]} hand:{mine} vira:{vira} | {hist}]")
+                hist = " ".join(_public_action(self.game, p, a, player) for p, a in acts)
+                out.append(f"[d{dealer} {score[0]}-{score[1]} hand:{mine} vira:{_vira_str(self.game, deal)} | {hist}]")
             return " ".join(out)
         s = state.s
         sc = state.start_score
         parts = [f"p{player} d{state.dealer} {sc[0]}-{sc[1]}"]
         sees = sees_own_cards(self.game.rules, sc)
-        if len(state.deal) < 7:
+        if len(state.deal) < self.game.deal_size:
             if self.private and sees:
                 parts.append("dealt:" + " ".join(card_str(c) for c in state.deal[3 * player : 3 * player + 3]))
             return " ".join(parts)
@@ -442,7 +458,8 @@ class TrucoObserver:
         elif self.private:
             held = [int(c) for c in (E.held_card(s, player, i) for i in range(3)) if c >= 0]
             parts.append("hand:" + " ".join(card_str(c) for c in sorted(held)))
-        parts.append(f"vira:{card_str(int(E.vira(s)))} value:{int(E.value(s))}")
+        vira = card_str(int(E.vira(s))) if self.game.deal_size == 7 else "none"
+        parts.append(f"vira:{vira} value:{int(E.value(s))}")
         if E.pending_to(s):
             parts.append(f"pending:p{int(E.pending_by(s))}->{int(E.pending_to(s))}")
         if E.last_raiser(s) >= 0:

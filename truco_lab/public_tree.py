@@ -68,19 +68,25 @@ class ViraClass:
 
     @property
     def name(self) -> str:
-        return card_str(self.vira)
+        return vira_name(self.vira)
+
+
+def vira_name(vira: int) -> str:
+    """A vira's card literal, or ``none`` in rule sets that turn no vira (Mineiro)."""
+    return card_str(vira) if vira >= 0 else "none"
 
 
 @lru_cache(maxsize=256)
 def _levels(rules: RuleSet, vira: int) -> tuple[tuple[int, ...], ...]:
     from truco_lab.cards import RANKS
 
-    manilha = RANKS.index(rules.manilha_rank(RANKS[vira >> 2]))
+    manilha = RANKS.index(rules.manilha_rank(RANKS[vira >> 2])) if rules.vira else -1
+    r = rules.to_array()
     by_strength: dict[int, list[int]] = {}
     for c in rules.deck:
         c = int(c)
         if c != vira:
-            by_strength.setdefault(int(E.strength(c, 0, manilha)), []).append(c)
+            by_strength.setdefault(int(E.strength(c, 0, manilha, r)), []).append(c)
     return tuple(tuple(by_strength[k]) for k in sorted(by_strength))
 
 
@@ -92,10 +98,11 @@ def vira_classes(rules: RuleSet = PAULISTA) -> list[ViraClass]:
 @lru_cache(maxsize=64)
 def _vira_classes(rules: RuleSet) -> tuple[ViraClass, ...]:
     groups: dict[tuple[int, ...], list[tuple[int, tuple]]] = {}
-    for v in rules.deck:
+    viras = rules.deck.tolist() if rules.vira else [-1]  # no vira turned: one class, "vira" -1
+    for v in viras:
         lv = _levels(rules, int(v))
         groups.setdefault(tuple(len(c) for c in lv), []).append((int(v), lv))
-    n = len(rules.deck)
+    n = len(viras)
     out = []
     for i, key in enumerate(sorted(groups)):
         members = groups[key]
@@ -172,7 +179,9 @@ def vira_class_of(rules: RuleSet, vira: int) -> ViraClass:
     for vc in vira_classes(rules):
         if vira in vc.viras:
             return vc
-    raise ValueError(f"vira {card_str(vira)} is not in the deck ranks={rules.ranks!r} suits={rules.suits!r}")
+    if not rules.vira:
+        raise ValueError(f"rule set {rules.name!r} turns no vira (its manilhas are fixed), got vira {vira_name(vira)}")
+    raise ValueError(f"vira {vira_name(vira)} is not in the deck ranks={rules.ranks!r} suits={rules.suits!r}")
 
 
 def _hands(mult: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -469,7 +478,7 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
             child = s.copy()
             if a == HIDDEN or a < A_RAISE:
                 if a == HIDDEN:
-                    card = E.vira(s)  # identity never consulted
+                    card = max(E.vira(s), 0)  # identity never consulted
                     code = A_DOWN + card
                 else:
                     lv = a - A_UP
@@ -531,7 +540,7 @@ class Cell:
         from truco_lab.payoff import units
 
         return {"rules": rules_to_dict(self.rules), "score": [self.score0, self.score1], "dealer": self.dealer,
-                "vira_class": self.vira_class.index, "vira": card_str(self.vira_class.vira), "prunes": self.prunes,
+                "vira_class": self.vira_class.index, "vira": self.vira_class.name, "prunes": self.prunes,
                 "payoff": self.payoff, "units": units(self.payoff), "keyer": "truco_lab.public_tree:canonical_key"}
 
 
@@ -634,15 +643,18 @@ def level_names_at(rules: RuleSet, vira: int) -> list[str]:
     """Level names under an actual vira (a class member's levels are the representative's, renamed)."""
     from truco_lab.cards import RANKS, SUITS
 
-    manilha = rules.manilha_rank(RANKS[vira >> 2])
+    manilha = rules.manilha_rank(RANKS[vira >> 2]) if rules.vira else None
+    fixed = set(rules.fixed_manilha_ids())
     out = []
     for cards in _levels(rules, vira):
         c = cards[0]
-        out.append(MANILHA_NAMES[SUITS[c & 3]] if RANKS[c >> 2] == manilha else RANKS[c >> 2])
+        # Mineiro's fixed manilhas are one per suit in the same order, so the traditional names fit too
+        is_manilha = RANKS[c >> 2] == manilha if rules.vira else c in fixed
+        out.append(MANILHA_NAMES[SUITS[c & 3]] if is_manilha else RANKS[c >> 2])
     return out
 
 
-def _token(code: int, names: list[str], card_level: np.ndarray) -> str:
+def _token(code: int, names: list[str], card_level: np.ndarray, targets: tuple[int, ...]) -> str:
     from truco_lab.cards import action_str
 
     if code == HIDDEN:
@@ -651,7 +663,7 @@ def _token(code: int, names: list[str], card_level: np.ndarray) -> str:
         return names[card_level[code - A_UP]]
     if code < A_RAISE:
         return "hide " + names[card_level[code - A_DOWN]]
-    return action_str(code)
+    return action_str(code, targets)
 
 
 def slot_action_strings(tree: VectorTree) -> tuple[np.ndarray, np.ndarray]:
@@ -659,8 +671,9 @@ def slot_action_strings(tree: VectorTree) -> tuple[np.ndarray, np.ndarray]:
     (codes per slot, category strings)."""
     from truco_lab.cards import action_str
 
+    targets = tree.source.rules.raise_targets
     uniq, inv = np.unique(tree.entry_action, return_inverse=True)
-    return inv.astype(np.int32), np.array([action_str(int(c)) for c in uniq], dtype=object)
+    return inv.astype(np.int32), np.array([action_str(int(c), targets) for c in uniq], dtype=object)
 
 
 def infoset_labels(tree: VectorTree) -> dict:
@@ -683,7 +696,7 @@ def infoset_labels(tree: VectorTree) -> dict:
         key = (int(actor[par]), int(action[n]))
         tok = tokens.get(key)
         if tok is None:
-            tok = tokens[key] = f"{key[0]}:{_token(key[1], names, card_level)}"
+            tok = tokens[key] = f"{key[0]}:{_token(key[1], names, card_level, cell.rules.raise_targets)}"
         hist[n] = tok if not hist[par] else hist[par] + ", " + tok
     node = tree.infoset_node()
     player = actor[node].astype(np.int8)
@@ -777,12 +790,13 @@ def locate(tree: VectorTree, player: int, cards, actions) -> int:
 def openspiel_route(tree: VectorTree, state) -> dict[int, int] | None:
     """For a ``truco_paulista`` state in this tree's subgame: OpenSpiel action -> slot (None if elsewhere)."""
     cell: Cell = tree.source
-    if state.deal[6] not in cell.vira_class.viras:
+    v = state.deal[6] if cell.rules.vira else -1
+    if v not in cell.vira_class.viras:
         return None
     p = state.current_player()
     # real cards of a class member map to the representative through levels
-    cards = [_to_rep(cell, state.deal[6], c) for c in state.deal[3 * p:3 * p + 3]]
-    acts = [(q, _to_rep_action(cell, state.deal[6], a)) for q, a in state.hand_actions]
+    cards = [_to_rep(cell, v, c) for c in state.deal[3 * p:3 * p + 3]]
+    acts = [(q, _to_rep_action(cell, v, a)) for q, a in state.hand_actions]
     i = locate(tree, p, cards, acts)
     o = int(tree.infoset_offset[i])
     by_code = {int(tree.entry_action[o + k]): o + k for k in range(int(tree.infoset_nact[i]))}
@@ -790,7 +804,7 @@ def openspiel_route(tree: VectorTree, state) -> dict[int, int] | None:
     lvl_cards = tree.meta["lvl_cards"]
     out, taken = {}, set()
     for a in state.legal_actions():
-        rep = _to_rep_action(cell, state.deal[6], a)
+        rep = _to_rep_action(cell, v, a)
         if rep < A_DOWN:
             code = A_UP + lvl_cards[card_level[rep - A_UP], 0]
         elif rep < A_RAISE:
@@ -862,7 +876,7 @@ def table_labels(tree: VectorTree) -> dict:
         tree.meta["_labels"] = dict(infoset_labels(tree), action=slot_action_strings(tree))
     out = dict(tree.meta["_labels"])
     out["constants"] = {
-        "vira": card_str(cell.vira_class.vira), "vira_class": np.int8(cell.vira_class.index),
+        "vira": cell.vira_class.name, "vira_class": np.int8(cell.vira_class.index),
         "score0": np.int8(cell.score0), "score1": np.int8(cell.score1), "dealer": np.int8(cell.dealer),
     }
     return out
@@ -871,7 +885,8 @@ def table_labels(tree: VectorTree) -> dict:
 def rules_to_dict(rules: RuleSet) -> dict:
     from dataclasses import asdict
 
-    later = {"raise_to_win": True, "blind_iron_hand": False}  # fields added later: only when not the default
+    # fields added later: only when not the default
+    later = {"raise_to_win": True, "blind_iron_hand": False, "vira": True, "fixed_manilhas": ""}
     return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(rules).items()
             if not (k in later and v == later[k])}
 
@@ -890,7 +905,12 @@ def canonical_key(rules, vira: str, cards: str, history: str | list[str] = "", *
     from truco_lab.cards import parse_action, parse_card, parse_cards
 
     rules = rules_from_dict(rules)
-    v = parse_card(vira) if isinstance(vira, str) else int(vira)
+    if not rules.vira:
+        if vira not in (None, "", "none", -1):
+            raise ValueError(f"rule set {rules.name!r} turns no vira (its manilhas are fixed), got vira {vira!r}")
+        v = -1
+    else:
+        v = parse_card(vira) if isinstance(vira, str) else int(vira)
     vc = vira_class_of(rules, v)
     cell = Cell(rules, score[0], score[1], dealer, vc)
     names = level_names(rules, vc)
@@ -902,7 +922,7 @@ def canonical_key(rules, vira: str, cards: str, history: str | list[str] = "", *
         raise ValueError(f"cards must be three distinct cards, got {cards!r}")
     for c in own:
         if c not in level:
-            raise ValueError(f"card {card_str(c)} is not in play under vira {card_str(v)} with this deck")
+            raise ValueError(f"card {card_str(c)} is not in play under vira {vira_name(v)} with this deck")
     items = [h.strip() for h in (history.split(",") if isinstance(history, str) else history) if h.strip()]
     r = rules.to_array()
     s = np.zeros(E.STATE_SIZE, np.int32)
@@ -914,10 +934,10 @@ def canonical_key(rules, vira: str, cards: str, history: str | list[str] = "", *
         if p < 0:
             raise ValueError(f"history continues after the hand is over: {text!r}")
         if text.replace(" ", "") in ("play_face_down?", "hidden"):
-            code = A_DOWN + v  # an unknown card; its identity is never consulted
+            code = A_DOWN + max(v, 0)  # an unknown card; its identity is never consulted
             lv = -1
         else:
-            code = parse_action(text)
+            code = parse_action(text, rules.raise_targets)
             lv = level[code - A_UP] if code < A_DOWN else (level[code - A_DOWN] if code < A_RAISE else -1)
         if code < A_RAISE:
             card = code - (A_DOWN if code >= A_DOWN else A_UP)
@@ -935,7 +955,7 @@ def canonical_key(rules, vira: str, cards: str, history: str | list[str] = "", *
         else:
             from truco_lab.cards import action_str
 
-            toks.append((p, action_str(code), -1))
+            toks.append((p, action_str(code, rules.raise_targets), -1))
     me = int(E.actor(s)) if player is None else int(player)
     if me < 0:
         raise ValueError("the hand is over after this history: no information set")

@@ -28,7 +28,9 @@ R_SPLIT_TIE = 13  # SPLIT_TIE_FIRST_WINNER (only mode so far)
 R_NEXT_RANK = 14  # 10 slots: manilha rank for each vira rank (-1: rank unused)
 R_RAISE_TO_WIN = 24  # 1: a raise is allowed even when accepting the stake would already win the match
 R_BLIND_IRON = 25  # 1: the 11 x 11 hand is played blind (cards flipped in dealt order, unseen)
-R_SIZE = 26
+R_VIRA = 26  # 1: a vira is turned and names the manilha rank; 0: no vira (Mineiro)
+R_FIXED = 27  # 4 slots: fixed manilha card ids, weakest first (-1: none), for rule sets without a vira
+R_SIZE = 31
 
 ALL_TIED_LEADER = 0
 ALL_TIED_DRAW = 1
@@ -58,10 +60,13 @@ class RuleSet:
     # hashes of every earlier paulista run stay valid
     raise_to_win: bool = True  # seed 001: no raise when accepting the stake would already win the match
     blind_iron_hand: bool = False  # seed 001: at 11 x 11 nobody sees their cards; they are flipped blind
+    # added for seed 003's Mineiro (same rule: serialized only when not the default)
+    vira: bool = True  # False: no card is turned; the manilhas are ``fixed_manilhas``
+    fixed_manilhas: str = ""  # card literals, weakest first (Mineiro: "7d As 7h 4c")
 
     def __post_init__(self) -> None:
-        if not self.ladder or self.ladder[0] != 1:
-            raise ValueError(f"ladder must start at 1, got {self.ladder!r}")
+        if not self.ladder or not isinstance(self.ladder[0], int) or self.ladder[0] < 1:
+            raise ValueError(f"ladder must start at the hand's base value (>= 1), got {self.ladder!r}")
         if list(self.ladder) != sorted(set(self.ladder)) or len(self.ladder) > 5:
             raise ValueError(f"ladder must be increasing with at most 5 rungs, got {self.ladder!r}")
         if self.all_tied not in ("leader", "draw"):
@@ -74,11 +79,16 @@ class RuleSet:
             )
         _check_subset("ranks", self.ranks, RANKS)
         _check_subset("suits", self.suits, SUITS)
-        if len(self.ranks) * len(self.suits) < 7:
+        if len(self.ranks) * len(self.suits) < self.deal_size:
             raise ValueError(
                 f"a deck of ranks={self.ranks!r} x suits={self.suits!r} has "
-                f"{len(self.ranks) * len(self.suits)} cards; a hand needs at least 7"
+                f"{len(self.ranks) * len(self.suits)} cards; a hand needs at least {self.deal_size}"
             )
+        if self.vira == bool(self.fixed_manilhas.split()):
+            raise ValueError("a rule set has either a vira or fixed manilhas, not both and not neither "
+                             f"(vira={self.vira!r}, fixed_manilhas={self.fixed_manilhas!r})")
+        if len(self.fixed_manilhas.split()) > 4:
+            raise ValueError(f"at most 4 fixed manilhas, got {self.fixed_manilhas!r}")
 
     def with_max_stake(self, max_stake: int) -> RuleSet:
         """The same rules with the ladder cut at ``max_stake`` (1 = no raises)."""
@@ -102,8 +112,32 @@ class RuleSet:
     def max_stake(self) -> int:
         return self.ladder[-1]
 
+    @property
+    def base_value(self) -> int:
+        """What a hand is worth before any raise (1 in paulista, 2 in Mineiro)."""
+        return self.ladder[0]
+
+    @property
+    def deal_size(self) -> int:
+        """Cards a deal takes from the deck: three each, plus the vira if one is turned."""
+        return 7 if self.vira else 6
+
+    @property
+    def raise_targets(self) -> tuple[int, ...]:
+        """Targets of the raise actions, in action-id order (``A_RAISE + i`` raises to the ``i``-th)."""
+        return self.ladder[1:]
+
+    def fixed_manilha_ids(self) -> tuple[int, ...]:
+        """Card ids of the fixed manilhas present in the deck, weakest first."""
+        from truco_lab.cards import parse_card
+
+        deck = set(self.deck.tolist())
+        return tuple(c for c in (parse_card(x) for x in self.fixed_manilhas.split()) if c in deck)
+
     def manilha_rank(self, vira_rank: str) -> str:
         """The manilha rank under a vira: the next rank of the deck, cyclically."""
+        if not self.vira:
+            raise ValueError(f"rule set {self.name!r} turns no vira; its manilhas are fixed: {self.fixed_manilhas}")
         i = self.ranks.index(vira_rank)
         return self.ranks[(i + 1) % len(self.ranks)]
 
@@ -123,8 +157,14 @@ class RuleSet:
         a[R_RAISE_TO_WIN] = int(self.raise_to_win)
         a[R_BLIND_IRON] = int(self.blind_iron_hand)
         a[R_NEXT_RANK : R_NEXT_RANK + 10] = -1
-        for r in self.ranks:
-            a[R_NEXT_RANK + RANKS.index(r)] = RANKS.index(self.manilha_rank(r))
+        a[R_VIRA] = int(self.vira)
+        a[R_FIXED : R_FIXED + 4] = -1
+        if self.vira:
+            for r in self.ranks:
+                a[R_NEXT_RANK + RANKS.index(r)] = RANKS.index(self.manilha_rank(r))
+        else:
+            fixed = self.fixed_manilha_ids()
+            a[R_FIXED : R_FIXED + len(fixed)] = fixed
         return a
 
 
@@ -136,7 +176,8 @@ def sees_own_cards(rules: RuleSet, score) -> bool:
 
 
 def rule_set(name: str) -> RuleSet:
-    """A named rule set: ``paulista`` (seed 000, the default) or ``paulista_house`` (seed 001's table)."""
+    """A named rule set: ``paulista`` (seed 000, the default), ``paulista_house`` (seed 001's table) or
+    ``mineiro`` (seed 003)."""
     key = str(name).strip().lower()
     if key not in RULE_SETS:
         raise ValueError(f"unknown rule set {name!r}; expected one of {', '.join(RULE_SETS)}")
@@ -179,4 +220,13 @@ PAULISTA_HOUSE = replace(PAULISTA, name="paulista_house", all_tied="draw", raise
 the raiser the match; no truco once a player stands at 11 and the hand of eleven (play for 3 or give 1),
 as in seed 000; at 11 x 11 the iron hand is played blind."""
 
-RULE_SETS = {"paulista": PAULISTA, "paulista_house": PAULISTA_HOUSE}
+MINEIRO = replace(
+    PAULISTA, name="mineiro", ladder=(2, 4, 8, 10, 12), eleven_value=4, eleven_fold_points=2,
+    eleven_eleven_value=4, face_down_from_round=4, vira=False, fixed_manilhas="7d As 7h 4c",
+)
+"""Seed 003's Mineiro: no vira, the manilhas always 4♣ > 7♥ > A♠ > 7♦ above 3 2 A K J Q 7 6 5 4; a hand is
+worth 2 and raises go 2 → 4 → 8 → 10 → 12; the hand of eleven plays for 4 or gives 2; ties as seed 003 (the
+engine's table). Seed 003 describes no face-down play, so there is none; the choices seed 003 leaves open
+(all three tricks tied, the 11 × 11 hand) follow seed 000, as the README's Mineiro table says."""
+
+RULE_SETS = {"paulista": PAULISTA, "paulista_house": PAULISTA_HOUSE, "mineiro": MINEIRO}

@@ -76,12 +76,13 @@ class HandState:
     def new(
         cls,
         hands: tuple[str | list[str], str | list[str]],
-        vira: str,
+        vira: str | None = None,
         dealer: int = 1,
         score: tuple[int, int] = (0, 0),
         rules: RuleSet = PAULISTA,
     ) -> HandState:
-        """Deal a hand from card literals (player 0's three cards, player 1's, the vira)."""
+        """Deal a hand from card literals (player 0's three cards, player 1's, the vira; no vira in rule
+        sets that turn none, such as Mineiro)."""
         if not isinstance(score, (tuple, list)) or len(score) != 2:
             raise ValueError(f"score must be two integers (player 0's, player 1's), got {score!r}")
         check_start(rules, score[0], score[1], dealer)
@@ -89,13 +90,18 @@ class HandState:
         for p, h in enumerate((h0, h1)):
             if len(h) != 3:
                 raise ValueError(f"player {p} must be dealt 3 cards, got {len(h)}: {hands[p]!r}")
-        cards = parse_cards([card_str(c) for c in h0 + h1] + [vira])
+        if rules.vira and vira is None:
+            raise ValueError(f"rule set {rules.name!r} turns a vira: pass vira='...' (e.g. '4c')")
+        if not rules.vira and vira is not None:
+            raise ValueError(f"rule set {rules.name!r} turns no vira (its manilhas are fixed), got vira={vira!r}")
+        cards = parse_cards([card_str(c) for c in h0 + h1] + ([vira] if rules.vira else []))
         deck = set(rules.deck.tolist())
         for c in cards:
             if c not in deck:
                 raise ValueError(f"card {card_str(c)!r} is not in the deck of ranks={rules.ranks!r}, suits={rules.suits!r}")
         s = np.zeros(E.STATE_SIZE, np.int32)
-        E.new_hand(s, rules.to_array(), dealer, int(score[0]), int(score[1]), np.array(cards[:6], np.int32), cards[6])
+        E.new_hand(s, rules.to_array(), dealer, int(score[0]), int(score[1]), np.array(cards[:6], np.int32),
+                   cards[6] if rules.vira else -1)
         return cls(s, rules)
 
     def copy(self) -> HandState:
@@ -153,12 +159,18 @@ class HandState:
         return buf[:n].tolist()
 
     def legal_action_strings(self, with_concede: bool = True) -> list[str]:
-        return [action_str(a) for a in self.legal_actions(with_concede)]
+        return [self.action_str(a) for a in self.legal_actions(with_concede)]
 
-    @staticmethod
-    def _action_id(action) -> int:
+    def action_str(self, action: int) -> str:
+        """An action id in this rule set's notation (Mineiro's raises are ``raise 4`` .. ``raise 12``)."""
+        try:
+            return action_str(action, self.rules.raise_targets)
+        except ValueError:
+            return f"action {action}"
+
+    def _action_id(self, action) -> int:
         if isinstance(action, str):
-            return parse_action(action)
+            return parse_action(action, self.rules.raise_targets)
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
             raise ValueError(f"action must be an action id (int) or notation (str, e.g. 'raise 3'), got {action!r}")
         return int(action)
@@ -180,10 +192,10 @@ class HandState:
         a = self._action_id(action)
         p = self.actor if player is None else player
         if p is None:
-            raise TrucoError("HAND_ALREADY_DECIDED", f"the hand is over; cannot apply {action_str(a)!r}")
+            raise TrucoError("HAND_ALREADY_DECIDED", f"the hand is over; cannot apply {self.action_str(a)!r}")
         err = int(E.apply_action(self.s, self._r, p, a))
         if err != E.OK:
-            raise TrucoError(E.ERROR_NAMES[err], f"player {p} cannot {action_str(a)!r} now")
+            raise TrucoError(E.ERROR_NAMES[err], f"player {p} cannot {self.action_str(a)!r} now")
         return self
 
     # ---- truco-spec JSON ----------------------------------------------
@@ -270,7 +282,7 @@ class HandState:
             "next_player": self.actor,
             "score": {"0": sc[0], "1": sc[1]},
             "hand_value": self.hand_value,
-            "turnup": card_json(int(self.s[E.VIRA])),
+            "turnup": card_json(int(self.s[E.VIRA])) if self.rules.vira else None,
             "hands": {str(p): [card_json(c, self._sid(c)) for c in self.hand(p)] for p in range(2)},
             "completed_rounds": self._rounds_json(True),
             "current_round": self._current_json(True),
@@ -304,13 +316,14 @@ class HandState:
                 raise TrucoError("CARD_NOT_IN_HAND", f"no card with id {sid!r} in this hand")
             return (A_UP if t == "play_face_up" else A_DOWN) + by_sid[sid]
         if t == "raise":
-            return raise_action(action.get("to"))
-        return parse_action(str(t))
+            return raise_action(action.get("to"), self.rules.raise_targets)
+        return parse_action(str(t), self.rules.raise_targets)
 
     def __repr__(self) -> str:
         hands = " | ".join(" ".join(card_str(c) for c in self.hand(p)) for p in range(2))
         return (
-            f"HandState(vira={card_str(int(self.s[E.VIRA]))}, hands=[{hands}], value={self.hand_value}, "
+            f"HandState(vira={card_str(int(self.s[E.VIRA])) if self.rules.vira else None}, hands=[{hands}], "
+            f"value={self.hand_value}, "
             f"score={self.score}, actor={self.actor}, winner={self.winner})"
         )
 
@@ -341,7 +354,12 @@ def _load(d: dict, rules: RuleSet, hand_winner: int | None) -> HandState:  # noq
     value = d["hand_value"]
     if value not in rules.ladder:
         raise _invalid(f"hand_value must be a ladder value {list(rules.ladder)}, got {value!r}")
-    vira = card_from_json(d["turnup"], "turnup")
+    if rules.vira:
+        vira = card_from_json(d["turnup"], "turnup")
+    elif d["turnup"] is not None:
+        raise _invalid(f"rule set {rules.name!r} turns no vira: turnup must be null, got {d['turnup']!r}")
+    else:
+        vira = -1
     deck = set(rules.deck.tolist())
 
     ids: dict[int, str] = {}
@@ -375,9 +393,9 @@ def _load(d: dict, rules: RuleSet, hand_winner: int | None) -> HandState:  # noq
     s[E.SCORE], s[E.SCORE + 1] = score
     s[E.VALUE] = value
     s[E.VIRA] = vira
-    if vira not in deck:
+    if rules.vira and vira not in deck:
         raise _invalid(f"turnup {card_str(vira)} is not in this deck")
-    s[E.MANILHA] = r[R_NEXT_RANK + (vira >> 2)]
+    s[E.MANILHA] = r[R_NEXT_RANK + (vira >> 2)] if rules.vira else -1
     s[E.PCARD : E.PCARD + 6] = -1
     first_leader = 1 - dealer
     expect_leader = first_leader
@@ -407,8 +425,8 @@ def _load(d: dict, rules: RuleSet, hand_winner: int | None) -> HandState:  # noq
             s[E.PCARD + 2 * i + k] = c
             played[p].append(c)
         if plays:  # a recorded round must agree with its cards
-            a = E.strength(s[E.PCARD + 2 * i], s[E.PDOWN + 2 * i], s[E.MANILHA])
-            b = E.strength(s[E.PCARD + 2 * i + 1], s[E.PDOWN + 2 * i + 1], s[E.MANILHA])
+            a = E.strength(s[E.PCARD + 2 * i], s[E.PDOWN + 2 * i], s[E.MANILHA], r)
+            b = E.strength(s[E.PCARD + 2 * i + 1], s[E.PDOWN + 2 * i + 1], s[E.MANILHA], r)
             w = E.TIE if a == b else (lead if a > b else 1 - lead)
             if w != s[E.RWIN + i]:
                 raise _invalid(f"completed round {i + 1}: the cards played do not give winner {win!r}")

@@ -118,7 +118,7 @@ class MatchStrategy:
     def _locate(self, state):
         """(part, action -> slot, whether mirrored) for an OpenSpiel state of a hand in progress."""
         cell, mirrored = canonical((state.start_score[0], state.start_score[1], state.dealer))
-        vc = vira_class_of(self.rules, state.deal[6]).index
+        vc = vira_class_of(self.rules, state.vira).index
         view = _Mirror(state) if mirrored else state
         part = self._part(cell, vc)
         key = (cell, vc, view.current_player(), tuple(view.deal), tuple(view.hand_actions))
