@@ -35,10 +35,11 @@ RESULT_COLUMNS = ("bot_a", "bot_b", "match", "seat_a", "winner_is_a", "hands", "
 
 
 # ---- matches ------------------------------------------------------------------------------------------
-def _deal(rng: np.random.Generator, deck: tuple) -> list[int]:
-    """Seven cards as the game's chance nodes would deal them: each player's three in increasing id."""
-    cards = [int(c) for c in rng.choice(np.asarray(deck), 7, replace=False)]
-    return sorted(cards[:3]) + sorted(cards[3:6]) + [cards[6]]
+def _deal(rng: np.random.Generator, deck: tuple, size: int = 7) -> list[int]:
+    """A deal as the game's chance nodes would make it: each player's three in increasing id, then the
+    vira (``size`` 7; 6 in rule sets without a vira)."""
+    cards = [int(c) for c in rng.choice(np.asarray(deck), size, replace=False)]
+    return sorted(cards[:3]) + sorted(cards[3:6]) + cards[6:]
 
 
 def play_match(game, bots: tuple[BotBase, BotBase], deal_seed: int) -> tuple[int, int, list[int]]:
@@ -50,7 +51,7 @@ def play_match(game, bots: tuple[BotBase, BotBase], deal_seed: int) -> tuple[int
     while not st.is_terminal():
         if st.is_chance_node():
             hands += 1
-            for c in _deal(rng, deck):
+            for c in _deal(rng, deck, st._g.deal_size):
                 st.apply_action(c)
             continue
         p = st.current_player()
@@ -323,7 +324,7 @@ def value_loss(strategy, bot: BotBase, opponent: BotBase, matches: int, seed: in
         rng = np.random.default_rng(hash((seed, m // 2)) & 0x7FFFFFFF)
         while not st.is_terminal():
             if st.is_chance_node():
-                for c in _deal(rng, st._g.deck_list):
+                for c in _deal(rng, st._g.deck_list, st._g.deal_size):
                     st.apply_action(c)
                 continue
             p = st.current_player()

@@ -35,17 +35,20 @@ def pretty(card: int) -> str:
     return f"{RANKS[card >> 2]}{SUIT_SYMBOLS[SUITS[card & 3]]}"
 
 
-def describe_action(a: int) -> str:
-    """Short words for an action id."""
+_CALLS = ("truco!", "seis!", "nove!", "doze!")  # the calls of the ladder's rungs, first raise first
+
+
+def describe_action(a: int, raise_targets: tuple[int, ...] = (3, 6, 9, 12)) -> str:
+    """Short words for an action id (``raise_targets``: the rule set's, e.g. Mineiro's 4 8 10 12)."""
     if a < A_DOWN:
         return f"play {pretty(a)}"
     if a < A_RAISE:
         return f"play {pretty(a - A_DOWN)} face down"
     if a < A_ACCEPT:
-        return {3: "truco! (raise to 3)", 6: "seis! (raise to 6)", 9: "nove! (raise to 9)",
-                12: "doze! (raise to 12)"}[(3, 6, 9, 12)[a - A_RAISE]]
+        i = a - A_RAISE
+        return f"{_CALLS[i]} (raise to {raise_targets[i]})"
     return {A_ACCEPT: "accept the raise", A_FOLD: "fold (run)", A_ACCEPT_ELEVEN: "accept the hand of eleven",
-            A_FOLD_ELEVEN: "fold the hand of eleven"}.get(a, action_str(a))
+            A_FOLD_ELEVEN: "fold the hand of eleven"}.get(a, action_str(a, raise_targets))
 
 
 class Table:
@@ -61,6 +64,7 @@ class Table:
             self.game = pyspiel.load_game("truco_paulista", dict(params, score0=score[0], score1=score[1],
                                                                    dealer=dealer))
         self.rules, self.bot, self.seat, self.hints = rules, bot, seat, hints
+        self.rt = rules.raise_targets
         self.rng = np.random.default_rng(seed)
         self.read = read or (lambda prompt: input(prompt))  # looked up at call time (tests patch it)
         self.write = write
@@ -77,10 +81,14 @@ class Table:
         stake = f"stake {int(E.value(s))}"
         if int(E.pending_to(s)):
             stake += f" ({self._who(int(E.pending_by(s)))} asked {int(E.pending_to(s))})"
-        manilha = RANKS[int(E.manilha(s))]
         self.write("-" * 60)
         self.write(f"hand {self.hands} · score you {sc[0]}, bot {sc[1]} · {self._who(st.dealer)} deal(s) · {stake}")
-        self.write(f"vira {pretty(int(E.vira(s)))} → manilhas are the {manilha}s (♣ > ♥ > ♠ > ♦)")
+        if int(E.vira(s)) >= 0:
+            manilha = RANKS[int(E.manilha(s))]
+            self.write(f"vira {pretty(int(E.vira(s)))} → manilhas are the {manilha}s (♣ > ♥ > ♠ > ♦)")
+        else:
+            fixed = self.rules.fixed_manilha_ids()[::-1]
+            self.write("no vira: the manilhas are always " + " > ".join(pretty(c) for c in fixed))
         rounds = []
         for x in range(int(E.nplays(s))):
             who = self._who(int(E.play_owner(s, x)))
@@ -110,11 +118,11 @@ class Table:
             return None
         parts = []
         for r in adv.actions.itertuples():
-            what = describe_action(parse_action(r.action))
+            what = describe_action(parse_action(r.action, self.rt), self.rt)
             parts.append(f"{what} {r.probability:.0%} (worth {r.value:.3f})" if r.value == r.value
                          else f"{what}: never (dominated)")
         self.write("hint: " + "; ".join(parts) + "   [worth: your match-win probability]")
-        vals = {parse_action(r.action): (r.probability, r.value) for r in adv.actions.itertuples()
+        vals = {parse_action(r.action, self.rt): (r.probability, r.value) for r in adv.actions.itertuples()
                 if r.value == r.value}
         return vals
 
@@ -122,7 +130,7 @@ class Table:
     def _ask(self, legal: list[int]) -> int | None:
         """The human's action (None: leave)."""
         for i, a in enumerate(legal, 1):
-            self.write(f"  {i}) {describe_action(a)}")
+            self.write(f"  {i}) {describe_action(a, self.rt)}")
         while True:
             try:
                 text = self.read("your move> ").strip()
@@ -131,7 +139,7 @@ class Table:
             if text.lower() in ("q", "quit", "exit"):
                 return None
             if text in ("?", "h", "help"):
-                self.write(f"type 1-{len(legal)}, or an action in notation (e.g. '{action_str(legal[0])}'), "
+                self.write(f"type 1-{len(legal)}, or an action in notation (e.g. '{action_str(legal[0], self.rt)}'), "
                            "or q to leave")
                 continue
             if text.isdigit():
@@ -140,7 +148,7 @@ class Table:
                 self.write(f"'{text}' is not one of the choices: type 1-{len(legal)}, ? for help, q to leave")
                 continue
             try:
-                a = parse_action(text)
+                a = parse_action(text, self.rt)
             except ValueError as e:
                 self.write(f"'{text}' is not a move: {e}. Type 1-{len(legal)}, ? for help, q to leave")
                 continue
@@ -153,14 +161,14 @@ class Table:
     def run(self) -> int:
         """Play until the game ends or the human leaves; returns 0."""
         st = self.game.new_initial_state()
-        self.write(f"truco paulista against the {self.bot.name} bot; you are player {self.seat}. "
+        self.write(f"truco ({self.rules.name}) against the {self.bot.name} bot; you are player {self.seat}. "
                    "q leaves, ? helps.")
         try:
             while not st.is_terminal():
                 if st.is_chance_node():
                     self.hands += 1
                     before = len(st.past) if hasattr(st, "past") else 0
-                    cards = _deal(self.rng, st._g.deck_list)
+                    cards = _deal(self.rng, st._g.deck_list, st._g.deal_size)
                     for c in cards:
                         st.apply_action(c)
                     if st.is_terminal() or (hasattr(st, "past") and len(st.past) > before):
@@ -181,12 +189,12 @@ class Table:
                         best = sum(pr * v for pr, v in vals.values())
                         top = max(vals, key=lambda k: vals[k][1])
                         if a not in vals:  # a dominated move the solved tree prunes
-                            self.lost.append((describe_action(a), top, float("nan")))
+                            self.lost.append((describe_action(a, self.rt), top, float("nan")))
                         elif best - vals[a][1] > 5e-4:
-                            self.lost.append((describe_action(a), top, best - vals[a][1]))
+                            self.lost.append((describe_action(a, self.rt), top, best - vals[a][1]))
                 else:
                     a = self.bot.act(st)
-                    self.write(f"bot: {describe_action(a) if not (A_DOWN <= a < A_RAISE) else 'plays a card face down'}")
+                    self.write(f"bot: {describe_action(a, self.rt) if not (A_DOWN <= a < A_RAISE) else 'plays a card face down'}")
                 deal = list(st.deal)
                 st.apply_action(a)
                 if st.is_terminal() or (hasattr(st, "past") and len(st.past) > before):
@@ -209,7 +217,7 @@ class Table:
             if self.lost:
                 for mine, best, loss in self.lost:
                     cost = f"-{loss:.3f} match-win probability" if loss == loss else "a dominated move"
-                    self.write(f"  value lost: you chose {mine}; the solution prefers {describe_action(best)} "
+                    self.write(f"  value lost: you chose {mine}; the solution prefers {describe_action(best, self.rt)} "
                                f"({cost})")
             else:
                 self.write("  you lost no value against the solution this hand.")
