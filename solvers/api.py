@@ -69,9 +69,12 @@ class SolveResult:
                 if not route:
                     continue  # TabularPolicy's default: uniform over legal actions
                 pol.action_probability_array[row, :] = 0.0
+                share: dict[int, int] = {}  # actions sharing a slot (e.g. equivalent cards) split it evenly
+                for slot in route.values():
+                    share[slot] = share.get(slot, 0) + 1
                 for a, slot in route.items():
                     if slot >= 0:
-                        pol.action_probability_array[row, a] = avgs[part][slot]
+                        pol.action_probability_array[row, a] = avgs[part][slot] / share[slot]
             return pol
         avg = self.solver.average_strategy()
         t = self.tree

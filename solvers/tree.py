@@ -191,7 +191,8 @@ class TreeSource(Protocol):
         ...
 
     def route(self, tree: VectorTree, state: Any) -> dict[int, int] | None:
-        """For an OpenSpiel state of this subgame: action id -> slot (-1: no slot);
+        """For an OpenSpiel state of this subgame: action id -> slot (-1: no slot; actions sharing a slot
+        are equivalent and split its probability evenly);
         ``None`` if the state belongs to another subgame; ``KeyError`` if it lies
         after an action the tree pruned."""
         ...

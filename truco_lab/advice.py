@@ -99,12 +99,6 @@ def advise(strategy, state) -> Advice:
         rows.append({"action": action_str(a, strategy.rules.raise_targets), "probability": probs.get(a, 0.0),
                      "value": v if tp == 0 else 1.0 + v})  # utilities are player 0's win probability
     actions = pd.DataFrame(rows, columns=["action", "probability", "value"])
-    # same-level cards share a slot: give the twin the same value
-    for i, r in actions.iterrows():
-        if np.isnan(r.value):
-            twin = actions[(actions.action.str.split().str[0] == r.action.split()[0]) & actions.value.notna()]
-            if len(twin):
-                actions.loc[i, "value"] = twin.value.iloc[0]
     slots = [s for s in route.values() if s >= 0]
     info = int(np.searchsorted(tree.infoset_offset, min(slots), side="right") - 1)
     if "_infoset_node" not in tree.meta:

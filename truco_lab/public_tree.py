@@ -802,7 +802,7 @@ def openspiel_route(tree: VectorTree, state) -> dict[int, int] | None:
     by_code = {int(tree.entry_action[o + k]): o + k for k in range(int(tree.infoset_nact[i]))}
     card_level = tree.meta["card_level"]
     lvl_cards = tree.meta["lvl_cards"]
-    out, taken = {}, set()
+    out = {}
     for a in state.legal_actions():
         rep = _to_rep_action(cell, v, a)
         if rep < A_DOWN:
@@ -811,12 +811,20 @@ def openspiel_route(tree: VectorTree, state) -> dict[int, int] | None:
             code = A_DOWN + lvl_cards[card_level[rep - A_DOWN], 0]
         else:
             code = rep
-        slot = by_code.get(int(code), -1)
-        if slot in taken:  # two cards of one level: the first carries the probability
-            slot = -1
-        taken.add(slot)
-        out[a] = slot
+        # two cards of one level share their slot; players split its probability evenly between them
+        # (:func:`slot_probabilities`): always playing the same copy first would tell the opponent which
+        # copies the player does not hold, which the level quotient assumes nobody learns
+        out[a] = by_code.get(int(code), -1)
     return out
+
+
+def slot_probabilities(route: dict[int, int], probs) -> dict[int, float]:
+    """OpenSpiel action -> probability from a route and per-slot probabilities: actions sharing a slot
+    (cards of one level) split it evenly, actions without a slot get 0."""
+    share: dict[int, int] = {}
+    for s in route.values():
+        share[s] = share.get(s, 0) + 1
+    return {a: float(probs[s]) / share[s] if s >= 0 else 0.0 for a, s in route.items()}
 
 
 def _level_map(cell: Cell, vira: int) -> dict[int, int]:

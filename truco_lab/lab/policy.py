@@ -24,7 +24,7 @@ from truco_lab.lab.cell import CellJob, CellSpec, Stop, TreeCache, candidate_cod
 from truco_lab.lab.equity import EquityTable
 from truco_lab.lab.match import MatchState, canonical
 from truco_lab.payoff import continuation_utilities
-from truco_lab.public_tree import openspiel_route, rules_from_dict, vira_class_of, vira_classes
+from truco_lab.public_tree import openspiel_route, rules_from_dict, slot_probabilities, vira_class_of, vira_classes
 
 
 class _Mirror:
@@ -133,7 +133,7 @@ class MatchStrategy:
     def action_probabilities(self, state) -> dict[int, float]:
         """The composed strategy's probabilities at ``state`` (legal actions outside the solved tree get 0)."""
         part, route, _ = self._locate(state)
-        probs = {a: float(part.avg[s]) if s >= 0 else 0.0 for a, s in route.items()}
+        probs = slot_probabilities(route, part.avg)
         tot = sum(probs.values())
         return {a: p / tot for a, p in probs.items()} if tot > 0 else {a: 1 / len(probs) for a in probs}
 
