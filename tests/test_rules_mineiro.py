@@ -340,3 +340,7 @@ def test_mineiro_match_solved_certified_and_played(tmp_path, capsys):
     assert main(["arena", "--rules", "mineiro", "--bots", "solved,random", "--matches", "40", "--solved", str(out),
                  "--out", str(tmp_path / "a"), "-q", *small]) == 0
     assert "solved vs random: solved wins" in capsys.readouterr().out
+    assert main(["explain", "--rules", "mineiro", "--score", "3,5", "--dealer", "0", "--hand", "3c Kc 7c",
+                 "--history", "raise 4", "--solved", str(out), *small]) == 0
+    text = capsys.readouterr().out
+    assert "vira none" in text and "accept_raise" in text and "raise 3" not in text
