@@ -127,6 +127,11 @@ TIERS = {
 }
 
 
+# Rule sets whose trees differ in size from paulista's, per vira class: measured 11x11 entries relative to
+# paulista's 5.37 M (Mineiro: 3.23 M in its single class, no face-down plays). Scales the tiers above.
+RULE_SCALE = {"mineiro": 3.23 / 5.37}
+
+
 @dataclass
 class PlanRow:
     cell: Cell
@@ -148,6 +153,9 @@ def plan(rules: RuleSet, cells: list[Cell], prunes: int = ALL_PRUNES, target: fl
         if not full:  # small decks: scale by the deck's hand count (cheap and rough)
             scale = (len(rules.deck) / 40) ** 6
             entries, spi, peak = entries * scale, spi * scale, 0.3 + peak * scale
+        elif rules.name in RULE_SCALE:
+            scale = RULE_SCALE[rules.name]
+            entries, spi, peak = entries * scale, spi * scale, peak * scale
         its = iters * (1e-3 / target) ** (1 / 1.8)
         out.append(PlanRow(c, lad, nclass, peak, nclass * its * spi * 1.3 / 3600))
     return out
