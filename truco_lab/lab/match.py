@@ -127,9 +127,11 @@ TIERS = {
 }
 
 
-# Rule sets whose trees differ in size from paulista's, per vira class: measured 11x11 entries relative to
-# paulista's 5.37 M (Mineiro: 3.23 M in its single class, no face-down plays). Scales the tiers above.
-RULE_SCALE = {"mineiro": 3.23 / 5.37}
+# Rule sets whose trees differ from paulista's, per vira class: (entries, s/iteration, peak memory) relative to
+# the tiers above, measured on the 7x7 cell (ladder 2-4-8 against paulista's 1-3-6). Mineiro, one class and
+# no face-down plays: 86.2 M entries (paulista 157 M), 6.44 s/iteration (6.2: no vira leaves more hands per
+# list at the terminals), peak 5.49 GB (7.1).
+RULE_SCALE = {"mineiro": (86.2 / 157, 6.44 / 6.2, 5.49 / 7.1)}
 
 
 @dataclass
@@ -154,8 +156,8 @@ def plan(rules: RuleSet, cells: list[Cell], prunes: int = ALL_PRUNES, target: fl
             scale = (len(rules.deck) / 40) ** 6
             entries, spi, peak = entries * scale, spi * scale, 0.3 + peak * scale
         elif rules.name in RULE_SCALE:
-            scale = RULE_SCALE[rules.name]
-            entries, spi, peak = entries * scale, spi * scale, peak * scale
+            se, ss, sp = RULE_SCALE[rules.name]
+            entries, spi, peak = entries * se, spi * ss, peak * sp
         its = iters * (1e-3 / target) ** (1 / 1.8)
         out.append(PlanRow(c, lad, nclass, peak, nclass * its * spi * 1.3 / 3600))
     return out
