@@ -46,17 +46,17 @@ def leduc() -> None:
 
 
 def one_cell(score0: int, score1: int, dealer: int, vira: int, iterations: int, algorithm: str,
-             converge: list[float]) -> dict:
+             converge: list[float], rules_name: str = "paulista") -> dict:
     """Build and time one cell in this process (navigation arrays memory-mapped, as run_cell does);
     with ``converge``, iterate on until each exploitability target (points per hand) is met."""
     from solvers.api import check_interval
     from solvers.storage import peak_rss_gb
     from solvers.vector import VectorSolver
     from truco_lab.public_tree import build_cell
-    from truco_lab.rules import PAULISTA
+    from truco_lab.rules import rule_set
 
     t = time.perf_counter()
-    tree = build_cell(PAULISTA, score0, score1, dealer, vira)
+    tree = build_cell(rule_set(rules_name), score0, score1, dealer, vira)
     tree.offload_navigation()
     build = time.perf_counter() - t
     build_peak = peak_rss_gb()
@@ -77,7 +77,7 @@ def one_cell(score0: int, score1: int, dealer: int, vira: int, iterations: int, 
         reached[str(target)] = s.iteration
     state = s.regrets.nbytes + s.ssum.nbytes + (s.pred.nbytes if s.pred.size > 1 else 0)
     return {
-        "cell": f"{score0}x{score1} dealer {dealer} vira class {vira}", "nodes": tree.num_nodes,
+        "cell": f"{rules_name} {score0}x{score1} dealer {dealer} vira class {vira}", "nodes": tree.num_nodes,
         "infosets": tree.num_infosets, "entries": tree.num_slots, "build_s": build, "s_per_iteration": per_it,
         "exploitability_s": br, "exploitability": expl, "iterations": s.iteration,
         "bytes_per_entry_state": state / tree.num_slots,
@@ -101,7 +101,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="solver speed and memory")
     ap.add_argument("--cells", nargs="*", default=["11,11"], help="scores A,B of cells to time (default 11,11); "
                     "'tiers' = 11,11 10,10 7,7 4,4")
-    ap.add_argument("--vira", type=int, default=0, help="vira class (0..8)")
+    ap.add_argument("--vira", type=int, default=0, help="vira class (0..8; 0 in rule sets without a vira)")
+    ap.add_argument("--rules", default="paulista", help="rule set: paulista, paulista_house or mineiro")
     ap.add_argument("--dealer", type=int, default=0)
     ap.add_argument("--iterations", type=int, default=10, help="timed iterations per cell")
     ap.add_argument("--algorithm", default="dcfr")
@@ -112,7 +113,8 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.one:
         a, b = (int(x) for x in args.one.split(","))
-        print(json.dumps(one_cell(a, b, args.dealer, args.vira, args.iterations, args.algorithm, args.converge)))
+        print(json.dumps(one_cell(a, b, args.dealer, args.vira, args.iterations, args.algorithm, args.converge,
+                                  args.rules)))
         return
     if not args.no_leduc:
         leduc()
@@ -120,6 +122,7 @@ def main(argv: list[str] | None = None) -> None:
     for cell in cells:
         p = subprocess.run([sys.executable, __file__, "--one", cell, "--vira", str(args.vira), "--dealer",
                             str(args.dealer), "--iterations", str(args.iterations), "--algorithm", args.algorithm,
+                            "--rules", args.rules,
                             "--converge", *map(str, args.converge)], capture_output=True, text=True)
         if p.returncode != 0:
             why = "killed (out of memory?)" if p.returncode < 0 else p.stderr.strip().splitlines()[-1:]
