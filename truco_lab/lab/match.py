@@ -128,10 +128,10 @@ TIERS = {
 
 
 # Rule sets whose trees differ from paulista's, per vira class: (entries, s/iteration, peak memory) relative to
-# the tiers above, measured on the 7x7 cell (ladder 2-4-8 against paulista's 1-3-6). Mineiro, one class and
-# no face-down plays: 86.2 M entries (paulista 157 M), 6.44 s/iteration (6.2: no vira leaves more hands per
-# list at the terminals), peak 5.49 GB (7.1).
-RULE_SCALE = {"mineiro": (86.2 / 157, 6.44 / 6.2, 5.49 / 7.1)}
+# the tiers above, measured on the 7x7 cell (ladder 2-4-8 against paulista's 1-3-6) with benchmarks/solvers.py
+# --rules mineiro. Mineiro, one class and no face-down plays: 86.2 M entries (paulista 157 M), 3.47 s/iteration
+# (6.2), peak 5.49 GB (7.1; no vira leaves more hands per list, so more bytes per entry).
+RULE_SCALE = {"mineiro": (86.2 / 157, 3.47 / 6.2, 5.49 / 7.1)}
 
 
 @dataclass
