@@ -5,6 +5,7 @@ from truco_lab import games  # noqa: F401  registers the OpenSpiel games
 from truco_lab import public_tree as _public_tree
 from truco_lab.cards import action_str, card_str, parse_action, parse_card
 from truco_lab.rules import MINEIRO, PAULISTA, PAULISTA_HOUSE, RULE_SETS, RuleSet, rule_set
+from truco_lab.spanish import envido_points
 from truco_lab.state import HandState, TrucoError
 
 _register("truco_paulista", _public_tree.native_parts)
@@ -20,6 +21,7 @@ __all__ = [
     "TrucoError",
     "action_str",
     "card_str",
+    "envido_points",
     "parse_action",
     "parse_card",
     "rule_set",
