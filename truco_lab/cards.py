@@ -21,7 +21,13 @@ A_FOLD = 85
 A_CONCEDE = 86
 A_ACCEPT_ELEVEN = 87
 A_FOLD_ELEVEN = 88
-N_ACTIONS = 89
+N_ACTIONS = 89  # the paulista family's games (paulista, paulista_house, mineiro)
+# Argentine calls (seed 004), after paulista's ids so those games keep their action space
+A_ENVIDO = 89
+A_REAL_ENVIDO = 90
+A_FALTA_ENVIDO = 91
+A_FLOR = 92
+N_ACTIONS_ALL = 93
 
 _RAISE_TARGETS = (3, 6, 9, 12)  # paulista's; other rule sets pass their ``raise_targets``
 _SIMPLE = {

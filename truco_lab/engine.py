@@ -16,26 +16,38 @@ from truco_lab.cards import (
     A_ACCEPT_ELEVEN,
     A_CONCEDE,
     A_DOWN,
+    A_ENVIDO,
+    A_FALTA_ENVIDO,
+    A_FLOR,
     A_FOLD,
     A_FOLD_ELEVEN,
     A_RAISE,
+    A_REAL_ENVIDO,
     A_UP,
-    N_ACTIONS,
+    N_ACTIONS_ALL,
 )
 from truco_lab.rules import (
     ALL_TIED_DRAW,
     R_ALL_TIED,
     R_BLIND_IRON,
+    R_DECK,
+    R_DECK_EXTRA,
     R_ELEVEN_ELEVEN_VALUE,
     R_ELEVEN_FOLD,
     R_ELEVEN_ON,
     R_ELEVEN_VALUE,
+    R_ENV_VAL,
+    R_ENVIDO,
     R_FACEDOWN_FROM,
     R_FIXED,
+    R_FLOR,
     R_LADDER,
     R_NEXT_RANK,
     R_NLADDER,
     R_RAISE_TO_WIN,
+    R_RERAISE,
+    R_STRENGTH,
+    R_TABLE,
     R_TARGET,
     R_VIRA,
 )
@@ -64,7 +76,20 @@ LOCKED = 40  # raises locked for the whole hand
 WINNER = 41  # -1 live, 0/1 winner, DRAW
 POINTS = 42  # points the winner got (after the cap)
 AWARDED = 43  # points the hand paid before the cap
-STATE_SIZE = 44
+# Argentine truco (seed 004): envido and flor points are scored apart from the truco award
+START = 44  # 2 slots: scores when the hand started (SCORE moves when it ends)
+BONUS = 46  # 2 slots: envido and flor points each player earned this hand (scored before the truco award)
+ENV_OPEN = 48  # 1 while an envido may still be sung
+ENV_TO = 49  # pending envido stake (0 = no envido pending)
+ENV_PREV = 50  # what "no quiero" pays the caller of the pending envido
+ENV_BY = 51  # caller of the pending envido (-1 = none)
+ENV_CALLS = 52  # 3 slots: envidos, real envidos and falta envidos sung this hand
+ENV_WIN = 55  # player who scored the envido (-1 = none)
+ENV_SEEN = 56  # 1 once an envido was accepted: both envidos were compared, in the open
+ENVP = 57  # 2 slots: each player's envido points
+FLOR = 59  # bitmask of players holding a flor
+FLOR_TODO = 60  # bitmask of flor holders yet to announce it
+STATE_SIZE = 61
 
 TIE = 2
 DRAW = 2
@@ -84,6 +109,9 @@ E_DECISION_PENDING = 10
 E_INVALID_PLAYER = 11
 E_UNKNOWN_ACTION = 12
 E_BLIND_PLAY = 13  # house rules' iron hand: cards are flipped blind, in the dealt order
+E_ENVIDO_NOT_ALLOWED = 14
+E_ENVIDO_PENDING = 15
+E_FLOR_PENDING = 16
 
 ERROR_NAMES = {
     E_HAND_ALREADY_DECIDED: "HAND_ALREADY_DECIDED",
@@ -99,9 +127,12 @@ ERROR_NAMES = {
     E_INVALID_PLAYER: "INVALID_PLAYER",
     E_UNKNOWN_ACTION: "UNKNOWN_ACTION",
     E_BLIND_PLAY: "BLIND_PLAY_IN_DEALT_ORDER",
+    E_ENVIDO_NOT_ALLOWED: "ENVIDO_NOT_ALLOWED",
+    E_ENVIDO_PENDING: "ENVIDO_PENDING",
+    E_FLOR_PENDING: "FLOR_PENDING",
 }
 
-MAX_LEGAL = 16  # more than the most legal actions any state has (3 up + 3 down + raise + concede)
+MAX_LEGAL = 16  # more than the most legal actions any state has (3 up + 3 down + raise + concede + 3 envido)
 
 
 # ---- named accessors: the only way code outside this module reads a state ----
@@ -199,6 +230,61 @@ def play_card(s, x) -> int:
 
 
 @nb.njit(cache=True, inline="always")
+def gain(s, p) -> int:
+    """Points player ``p`` scored in this hand so far (envido and flor included; truco once it ends)."""
+    if s[WINNER] >= 0:
+        return s[SCORE + p] - s[START + p]
+    return s[BONUS + p]
+
+
+@nb.njit(cache=True, inline="always")
+def envido_pending(s) -> int:
+    """Stake of the pending envido (0: none)."""
+    return s[ENV_TO]
+
+
+@nb.njit(cache=True, inline="always")
+def envido_by(s) -> int:
+    """Caller of the pending envido (-1: none)."""
+    return s[ENV_BY]
+
+
+@nb.njit(cache=True, inline="always")
+def envido_calls(s, k) -> int:
+    """How many envidos (k=0), real envidos (1) and falta envidos (2) were sung this hand."""
+    return s[ENV_CALLS + k]
+
+
+@nb.njit(cache=True, inline="always")
+def envido_winner(s) -> int:
+    """Player who scored the envido (-1: not scored)."""
+    return s[ENV_WIN]
+
+
+@nb.njit(cache=True, inline="always")
+def envido_seen(s) -> bool:
+    """Whether an envido was accepted, so both players' envido points were compared in the open."""
+    return s[ENV_SEEN] != 0
+
+
+@nb.njit(cache=True, inline="always")
+def envido_of(s, p) -> int:
+    """Player ``p``'s envido points (private until an envido is accepted)."""
+    return s[ENVP + p]
+
+
+@nb.njit(cache=True, inline="always")
+def has_flor(s, p) -> bool:
+    return (s[FLOR] >> p) & 1 != 0
+
+
+@nb.njit(cache=True, inline="always")
+def bonus(s, p) -> int:
+    """Envido and flor points ``p`` earned this hand."""
+    return s[BONUS + p]
+
+
+@nb.njit(cache=True, inline="always")
 def play_down(s, x) -> bool:
     """Whether the ``x``-th play was face down."""
     return s[PDOWN + x] != 0
@@ -247,6 +333,8 @@ def strength(card: int, down: int, manilha: int, r) -> int:
     vira is turned (``manilha`` < 0)."""
     if down:
         return -1
+    if r[R_TABLE] == 1:  # a pack with its own fixed order (the Spanish pack)
+        return r[R_STRENGTH + card]
     rank = card >> 2
     if manilha >= 0:
         if rank == manilha:
@@ -293,6 +381,39 @@ def new_hand(s, r, dealer, score0, score1, cards, vira):
             s[LOCKED] = 1
     if r[R_NLADDER] <= 1:
         s[LOCKED] = 1
+    s[START] = score0
+    s[START + 1] = score1
+    s[ENV_BY] = -1
+    s[ENV_WIN] = -1
+    if r[R_ENVIDO] != 0:
+        s[ENV_OPEN] = 1
+        for p in range(2):
+            s[ENVP + p] = envido_points(cards[3 * p], cards[3 * p + 1], cards[3 * p + 2], r)
+    if r[R_FLOR] != 0:
+        for p in range(2):
+            a = cards[3 * p] & 3
+            if cards[3 * p + 1] & 3 == a and cards[3 * p + 2] & 3 == a:
+                s[FLOR] |= 1 << p
+        if s[FLOR] != 0:  # seed 003: with a flor dealt there is no envido
+            s[FLOR_TODO] = s[FLOR]
+            s[ENV_OPEN] = 0
+
+
+@nb.njit(cache=True)
+def envido_points(a, b, c, r) -> int:
+    """Seed 004 §5: two cards of one suit score their values plus 20 (three of a suit: the best two);
+    with no two of a suit, the highest single value. Values come from the rules' table."""
+    va = r[R_ENV_VAL + a]
+    vb = r[R_ENV_VAL + b]
+    vc = r[R_ENV_VAL + c]
+    best = max(va, max(vb, vc))
+    if a & 3 == b & 3:
+        best = max(best, 20 + va + vb)
+    if a & 3 == c & 3:
+        best = max(best, 20 + va + vc)
+    if b & 3 == c & 3:
+        best = max(best, 20 + vb + vc)
+    return best
 
 
 @nb.njit(cache=True, inline="always")
@@ -305,8 +426,13 @@ def actor(s) -> int:
     """The player who must act now (-1 when the hand is over)."""
     if s[WINNER] >= 0:
         return -1
+    if s[FLOR_TODO] != 0:  # flor holders announce first, mano first
+        mano = 1 - s[DEALER]
+        return mano if (s[FLOR_TODO] >> mano) & 1 else 1 - mano
     if s[DECISION] >= 0:
         return s[DECISION]
+    if s[ENV_TO] != 0:  # an envido is answered first, even over a pending truco (seed 004 §8)
+        return 1 - s[ENV_BY]
     if s[PEND_TO] != 0:
         return 1 - s[PEND_BY]
     if s[CUR_N] == 0:
@@ -316,8 +442,8 @@ def actor(s) -> int:
 
 @nb.njit(cache=True, inline="always")
 def plays_allowed(s) -> bool:
-    """Whether the actor may play a card now (no decision or raise pending)."""
-    return s[WINNER] < 0 and s[DECISION] < 0 and s[PEND_TO] == 0
+    """Whether the actor may play a card now (no decision, raise, envido or flor pending)."""
+    return s[WINNER] < 0 and s[DECISION] < 0 and s[PEND_TO] == 0 and s[ENV_TO] == 0 and s[FLOR_TODO] == 0
 
 
 @nb.njit(cache=True, inline="always")
@@ -353,8 +479,10 @@ def blind_card(s, p) -> int:
 @nb.njit(cache=True)
 def next_raise_index(s, r, player) -> int:
     """Ladder index ``player`` may raise to now, or -1 (ignores whose turn it is)."""
-    if s[LOCKED] != 0 or s[DECISION] >= 0 or s[LAST_RAISER] == player:
+    if s[LOCKED] != 0 or s[DECISION] >= 0 or s[LAST_RAISER] == player or s[ENV_TO] != 0 or s[FLOR_TODO] != 0:
         return -1
+    if s[PEND_TO] != 0 and r[R_RERAISE] == 0:
+        return -1  # seed 004 §7: a truco is answered by quiero or no quiero; the accepter raises later
     cur = s[PEND_TO] if s[PEND_TO] != 0 else s[VALUE]
     if r[R_RAISE_TO_WIN] == 0 and s[SCORE + player] + cur >= r[R_TARGET]:
         return -1  # seed 001: accepting the stake would already give the raiser the match
@@ -362,6 +490,49 @@ def next_raise_index(s, r, player) -> int:
     if i < 0 or i + 1 >= r[R_NLADDER]:
         return -1
     return i + 1
+
+
+@nb.njit(cache=True)
+def envido_call_ok(s, r, player, action) -> int:
+    """0 if ``player`` may sing ``action`` (envido, real envido, falta envido) now, else an error code.
+
+    Seed 004 §5-6, §8: sung in the first trick by a player who has not played a card yet, before a truco
+    is accepted (an envido may answer a pending truco: envido first); once per hand. A pending envido is
+    raised by its answerer: envido cannot follow real envido, falta cannot be raised. Where the seed is
+    silent, the standard calls bound the chain: at most two envidos and one real envido."""
+    if r[R_ENVIDO] == 0:
+        return E_ENVIDO_NOT_ALLOWED
+    if s[FLOR_TODO] != 0:
+        return E_FLOR_PENDING
+    if s[ENV_TO] == 0:  # an opening call
+        if s[ENV_OPEN] == 0 or s[NROUNDS] > 0 or s[PLAYED + player] != 0:
+            return E_ENVIDO_NOT_ALLOWED
+        return OK
+    ne = s[ENV_CALLS]
+    nr = s[ENV_CALLS + 1]
+    nf = s[ENV_CALLS + 2]
+    if nf > 0:
+        return E_ENVIDO_NOT_ALLOWED
+    if action == A_ENVIDO and (ne >= 2 or nr > 0):
+        return E_ENVIDO_NOT_ALLOWED
+    if action == A_REAL_ENVIDO and nr > 0:
+        return E_ENVIDO_NOT_ALLOWED
+    return OK
+
+
+@nb.njit(cache=True, inline="always")
+def falta_value(s, r) -> int:
+    """Falta envido: the points the match leader still needs (seed 004 §5)."""
+    return r[R_TARGET] - max(s[SCORE] + s[BONUS], s[SCORE + 1] + s[BONUS + 1])
+
+
+@nb.njit(cache=True)
+def _score_bonus(s, r, p, pts):
+    """Envido or flor points are scored at once; reaching the target ends the match before the truco is
+    scored (seed 004 §8)."""
+    s[BONUS + p] += pts
+    if s[SCORE + p] + s[BONUS + p] >= r[R_TARGET]:
+        _finish(s, r, p, 0)
 
 
 @nb.njit(cache=True)
@@ -379,6 +550,12 @@ def award(r, score0, score1, winner, points):
 def _finish(s, r, winner, points):
     s[WINNER] = winner
     s[AWARDED] = points
+    if s[BONUS] != 0 or s[BONUS + 1] != 0:  # envido and flor first; a match they end pays no truco
+        t = r[R_TARGET]
+        s[SCORE] = min(s[SCORE] + s[BONUS], t)
+        s[SCORE + 1] = min(s[SCORE + 1] + s[BONUS + 1], t)
+        if s[SCORE] >= t or s[SCORE + 1] >= t:
+            points = 0
     before = s[SCORE + winner] if winner != DRAW else 0
     s[SCORE], s[SCORE + 1] = award(r, s[SCORE], s[SCORE + 1], winner, points)
     s[POINTS] = s[SCORE + winner] - before if winner != DRAW else 0
@@ -454,8 +631,18 @@ def check_action(s, r, player, action) -> int:
         return E_INVALID_PLAYER
     if player != actor(s):
         return E_ACT_OUT_OF_TURN
-    if action < 0 or action >= N_ACTIONS:
+    if action < 0 or action >= N_ACTIONS_ALL:
         return E_UNKNOWN_ACTION
+    if action == A_FLOR:
+        if (s[FLOR_TODO] >> player) & 1 == 0:
+            return E_ENVIDO_NOT_ALLOWED  # nothing to announce
+        return OK
+    if s[FLOR_TODO] != 0:
+        return E_FLOR_PENDING
+    if action >= A_ENVIDO:
+        return envido_call_ok(s, r, player, action)
+    if s[ENV_TO] != 0 and action != A_ACCEPT and action != A_FOLD:
+        return E_ENVIDO_PENDING
     if action < A_RAISE:  # a card play
         if s[DECISION] >= 0:
             return E_DECISION_PENDING
@@ -482,12 +669,14 @@ def check_action(s, r, player, action) -> int:
             return E_INVALID_RAISE_TARGET
         return OK
     if action == A_ACCEPT or action == A_FOLD:
-        if s[PEND_TO] == 0:
+        if s[PEND_TO] == 0 and s[ENV_TO] == 0:
             return E_NO_PENDING_RAISE
         return OK
     if action == A_CONCEDE:
         if s[DECISION] >= 0:
             return E_DECISION_PENDING
+        if r[R_DECK] != 0 and s[PEND_TO] != 0:
+            return E_RAISE_PENDING  # seed 004 §7: a pending bid is declined, not folded
         return OK
     # accept_eleven / fold_eleven
     if s[DECISION] != player:
@@ -522,15 +711,24 @@ def apply_unchecked(s, r, action):
         s[PEND_TO] = to
         s[PEND_BY] = p
         s[LAST_RAISER] = p
+    elif action >= A_ENVIDO:
+        _apply_call(s, r, p, action)
+    elif s[ENV_TO] != 0:  # quiero / no quiero to the pending envido
+        _answer_envido(s, r, p, action == A_ACCEPT)
     elif action == A_ACCEPT:
         s[VALUE] = s[PEND_TO]
         s[PEND_TO] = 0
+        s[ENV_OPEN] = 0  # seed 004 §8: accepting truco closes new envido betting
     elif action == A_FOLD:
         prev = s[PEND_PREV]
         s[PEND_TO] = 0
         _finish(s, r, 1 - p, prev)
     elif action == A_CONCEDE:
-        if s[PEND_TO] != 0:
+        if r[R_DECK] != 0:
+            # seed 003: going to the deck in the first trick before the envido is sung costs one more
+            extra = r[R_DECK_EXTRA] if s[NROUNDS] == 0 and s[ENV_OPEN] != 0 else 0
+            _finish(s, r, 1 - p, s[VALUE] + extra)
+        elif s[PEND_TO] != 0:
             prev = s[PEND_PREV]
             s[PEND_TO] = 0
             _finish(s, r, 1 - p, prev)
@@ -542,6 +740,50 @@ def apply_unchecked(s, r, action):
     else:  # A_FOLD_ELEVEN
         s[DECISION] = -1
         _finish(s, r, 1 - p, r[R_ELEVEN_FOLD])
+
+
+@nb.njit(cache=True)
+def _apply_call(s, r, p, action):
+    """Flor, or an envido call (opening or raising the pending one)."""
+    if action == A_FLOR:
+        s[FLOR_TODO] &= ~(1 << p)
+        _score_bonus(s, r, p, r[R_FLOR])
+        return
+    if s[ENV_TO] == 0:
+        s[ENV_PREV] = 1  # seed 004 §6: "no quiero" to an opening bid pays 1
+        cur = 0
+    else:
+        s[ENV_PREV] = s[ENV_TO]  # after a raise, the previously accepted amount
+        cur = s[ENV_TO]
+    if action == A_ENVIDO:
+        s[ENV_TO] = cur + 2
+        s[ENV_CALLS] += 1
+    elif action == A_REAL_ENVIDO:
+        s[ENV_TO] = cur + 3
+        s[ENV_CALLS + 1] += 1
+    else:
+        s[ENV_TO] = falta_value(s, r)
+        s[ENV_CALLS + 2] += 1
+    s[ENV_BY] = p
+
+
+@nb.njit(cache=True)
+def _answer_envido(s, r, p, accept):
+    stake = s[ENV_TO]
+    caller = s[ENV_BY]
+    s[ENV_TO] = 0
+    s[ENV_OPEN] = 0  # seed 004 §6: accepting or declining closes envido
+    if accept:  # compare the dealt hands' envidos; mano wins a tie
+        mano = 1 - s[DEALER]
+        e0 = s[ENVP]
+        e1 = s[ENVP + 1]
+        w = 0 if e0 > e1 else 1 if e1 > e0 else mano
+        s[ENV_SEEN] = 1
+        s[ENV_WIN] = w
+        _score_bonus(s, r, w, stake)
+    else:
+        s[ENV_WIN] = caller
+        _score_bonus(s, r, caller, s[ENV_PREV])
 
 
 @nb.njit(cache=True)
@@ -560,6 +802,9 @@ def legal_actions(s, r, out, with_concede) -> int:
     if s[WINNER] >= 0:
         return 0
     p = actor(s)
+    if s[FLOR_TODO] != 0:
+        out[0] = A_FLOR
+        return 1
     if s[DECISION] >= 0:
         out[0] = A_ACCEPT_ELEVEN
         out[1] = A_FOLD_ELEVEN
@@ -590,13 +835,21 @@ def legal_actions(s, r, out, with_concede) -> int:
     if nxt > 0:
         out[n] = A_RAISE + nxt - 1
         n += 1
-    if s[PEND_TO] != 0:
+    if s[PEND_TO] != 0 or s[ENV_TO] != 0:
         out[n] = A_ACCEPT
         out[n + 1] = A_FOLD
         n += 2
-    if with_concede:
+    if r[R_DECK] != 0:
+        if s[PEND_TO] == 0 and s[ENV_TO] == 0:
+            out[n] = A_CONCEDE  # going to the deck
+            n += 1
+    elif with_concede:
         out[n] = A_CONCEDE
         n += 1
+    for a in range(A_ENVIDO, A_FALTA_ENVIDO + 1):
+        if r[R_ENVIDO] != 0 and envido_call_ok(s, r, p, a) == OK:
+            out[n] = a
+            n += 1
     return n
 
 

@@ -8,18 +8,29 @@ interop, tests and bots, not inside a solver's inner loop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import comb
 
 import numpy as np
 import pyspiel
 
 from truco_lab import engine as E
-from truco_lab.cards import A_CONCEDE, A_DOWN, A_RAISE, A_UP, N_ACTIONS, N_CARDS, action_str, card_str
-from truco_lab.rules import PAULISTA, RuleSet, check_start, rule_set, sees_own_cards
+from truco_lab.cards import A_CONCEDE, A_DOWN, A_RAISE, A_UP, N_CARDS
+from truco_lab.rules import ARGENTINO, PAULISTA, RuleSet, check_start, rule_set, sees_own_cards
 
 MAX_HAND_ACTIONS = 16  # eleven decision or 4 raises + 4 answers, 6 cards, 1 fold/concede
-MAX_HANDS = 23  # every hand pays >= 1 point: 11 + 11 + 1
+# Argentine hands add two flor announcements and up to four envido calls and their answer
+MAX_HAND_ACTIONS_ENVIDO = MAX_HAND_ACTIONS + 7
+ENVIDO_MAX = 33  # the highest envido (7 and 6 of a suit)
+
+
+def max_hand_actions(rules: RuleSet) -> int:
+    return MAX_HAND_ACTIONS_ENVIDO if (rules.envido or rules.flor) else MAX_HAND_ACTIONS
+
+
+def max_hands(rules: RuleSet) -> int:
+    """Every hand pays at least 1 point, so a match to ``t`` lasts at most 2(t-1)+1 hands (23 to 12)."""
+    return 2 * (rules.target - 1) + 1
 
 _PARAMS = {
     "dealer": 1,
@@ -31,6 +42,19 @@ _PARAMS = {
     "max_stake": 12,
     "rules": "paulista",
 }
+_ARG_PARAMS = {
+    "dealer": 1,
+    "score0": 0,
+    "score1": 0,
+    "flor": False,
+    "target": ARGENTINO.target,
+    "deck_penalty": False,
+    "ranks": ARGENTINO.ranks,  # rank codes 1-7, S (10), C (11), R (12); "1 2 3 12" is accepted too
+    "suits": ARGENTINO.suits,
+    "max_stake": 4,
+    "strategic": True,
+}
+_ARG_MATCH_PARAMS = {k: v for k, v in _ARG_PARAMS.items() if k not in ("dealer", "score0", "score1")}
 _LEGAL_BUF = np.empty(E.MAX_LEGAL, np.int32)  # scratch; the jitted call holds the GIL
 _COMB = [[comb(n, k) for k in range(4)] for n in range(41)]
 _MATCH_PARAMS = {k: v for k, v in _PARAMS.items() if k not in ("dealer", "score0", "score1")}
@@ -57,12 +81,24 @@ def _game_type(short: str, long: str, params: dict) -> pyspiel.GameType:
 
 HAND_GAME_TYPE = _game_type("truco_paulista", "Truco Paulista (one hand)", _PARAMS)
 MATCH_GAME_TYPE = _game_type("truco_paulista_match", "Truco Paulista (match to 12)", _MATCH_PARAMS)
+ARG_HAND_GAME_TYPE = _game_type("truco_argentino", "Truco Argentino (one hand, seed 004)", _ARG_PARAMS)
+ARG_MATCH_GAME_TYPE = _game_type("truco_argentino_match", "Truco Argentino (match to 30, seed 004)",
+                                 _ARG_MATCH_PARAMS)
 
 
 def rules_from_params(params: dict) -> RuleSet:
     """RuleSet for the game parameters: ``rules`` (a named rule set, default paulista) on the deck
-    ``ranks`` x ``suits`` with the ladder cut at ``max_stake``."""
-    rules = rule_set(params.get("rules", "paulista")).with_deck(params["ranks"], params["suits"])
+    ``ranks`` x ``suits`` with the ladder cut at ``max_stake``. The Argentine games name their rule set
+    by their own parameters: ``flor``, ``target``, ``deck_penalty``."""
+    if "flor" in params:
+        target = params["target"]
+        if isinstance(target, bool) or not isinstance(target, int) or not 2 <= target <= 30:
+            raise ValueError(f"truco_argentino: target must be an integer in 2..30, got {target!r}")
+        base = replace(ARGENTINO, flor=bool(params["flor"]), target=target,
+                       deck_extra=1 if params["deck_penalty"] else 0)
+    else:
+        base = rule_set(params.get("rules", "paulista"))
+    rules = base.with_deck(params["ranks"], params["suits"])
     return rules.with_max_stake(int(params["max_stake"]))
 
 
@@ -88,7 +124,11 @@ class _Config:
 
     def astr(self, action: int) -> str:
         """An action in this rule set's notation."""
-        return action_str(action, self.rules.raise_targets)
+        return self.rules.action_str(action)
+
+    def cstr(self, card: int) -> str:
+        """A card in this rule set's pack's notation."""
+        return self.rules.card_str(card)
 
     def __deepcopy__(self, memo):  # immutable: states share it (cheap clones)
         return self
@@ -102,6 +142,8 @@ class _TrucoGameBase(pyspiel.Game):
         p.update(params or {})
         self.params = p
         self.rules = rules_from_params(p)
+        if self.rules.pack == "spanish":
+            p["ranks"] = self.rules.ranks  # canonical codes: game strings must round-trip (no commas)
         self.rules_array = self.rules.to_array()
         self.deck = self.rules.deck
         self.strategic = bool(p["strategic"])
@@ -109,13 +151,13 @@ class _TrucoGameBase(pyspiel.Game):
             _check_hand_params(p, self.rules)
         hi = float(self.rules.target)
         info = pyspiel.GameInfo(
-            num_distinct_actions=N_ACTIONS,
+            num_distinct_actions=self.rules.n_actions,
             max_chance_outcomes=N_CARDS,
             num_players=2,
             min_utility=-1.0 if self.match else -hi,
             max_utility=1.0 if self.match else hi,
             utility_sum=0.0,
-            max_game_length=(MAX_HANDS if self.match else 1) * (MAX_HAND_ACTIONS + 7),
+            max_game_length=(max_hands(self.rules) if self.match else 1) * (max_hand_actions(self.rules) + 7),
         )
         super().__init__(game_type, info, p)
         self.cfg = _Config(
@@ -150,6 +192,20 @@ class TrucoMatchGame(_TrucoGameBase):
 
     def new_initial_state(self) -> TrucoState:
         return TrucoState(self, 1, 0, 0)
+
+
+class ArgentinoHandGame(TrucoHandGame):
+    """One hand of two-player Argentine truco (seed 004) at a given score and dealer."""
+
+    def __init__(self, params: dict | None = None) -> None:
+        _TrucoGameBase.__init__(self, ARG_HAND_GAME_TYPE, _ARG_PARAMS, params)
+
+
+class ArgentinoMatchGame(TrucoMatchGame):
+    """A whole Argentine match (to ``target``, 30 by default): player 1 deals first, the deal alternates."""
+
+    def __init__(self, params: dict | None = None) -> None:
+        _TrucoGameBase.__init__(self, ARG_MATCH_GAME_TYPE, _ARG_MATCH_PARAMS, params)
 
 
 class TrucoState(pyspiel.State):
@@ -212,7 +268,7 @@ class TrucoState(pyspiel.State):
             if action in self.deal or action not in self._g.deck_set or (
                     ordered and k % 3 and k < 6 and action < self.deal[-1]):
                 raise ValueError(
-                    f"chance outcome {card_str(action)} is impossible here: each player's cards are dealt "
+                    f"chance outcome {self._g.cstr(action)} is impossible here: each player's cards are dealt "
                     f"in increasing id, from the deck, without repeats (dealt so far: {self.deal})"
                 )
             self.deal.append(int(action))
@@ -227,14 +283,15 @@ class TrucoState(pyspiel.State):
         p = int(E.actor(self.s))
         a = int(action)
         # OpenSpiel's convention: an illegal action raises. The engine's check gives the truco-spec code.
-        err = int(E.check_action(self.s, self._g.rules_array, p, a)) if 0 <= a < N_ACTIONS else E.E_UNKNOWN_ACTION
-        if err == E.OK and self._g.strategic and a == A_CONCEDE:
-            err = E.E_UNKNOWN_ACTION  # strategic games have no concede_hand
+        n_actions = self._g.rules.n_actions
+        err = int(E.check_action(self.s, self._g.rules_array, p, a)) if 0 <= a < n_actions else E.E_UNKNOWN_ACTION
+        if err == E.OK and self._g.strategic and a == A_CONCEDE and not self._g.rules.deck_action:
+            err = E.E_UNKNOWN_ACTION  # strategic games have no concede_hand (going to the deck is a real action)
         if err != E.OK:
             from truco_lab.state import TrucoError
 
             raise TrucoError(E.ERROR_NAMES[err], f"player {p} cannot take action {a} "
-                             f"({self._g.astr(a) if 0 <= a < N_ACTIONS else 'unknown'}) now")
+                             f"({self._g.astr(a) if 0 <= a < n_actions else 'unknown'}) now")
         E.apply_unchecked(self.s, self._g.rules_array, a)
         self.hand_actions.append((p, a))
         self._after_hand()
@@ -266,7 +323,7 @@ class TrucoState(pyspiel.State):
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            return card_str(action)
+            return self._g.cstr(action)
         return self._g.astr(action)
 
     def returns(self) -> list[float]:
@@ -274,10 +331,10 @@ class TrucoState(pyspiel.State):
             if self.match_winner < 0:
                 return [0.0, 0.0]
             return [1.0, -1.0] if self.match_winner == 0 else [-1.0, 1.0]
-        if len(self.deal) < self._g.deal_size or E.winner(self.s) < 0 or E.winner(self.s) == E.DRAW:
+        if len(self.deal) < self._g.deal_size or E.winner(self.s) < 0:
             return [0.0, 0.0]
-        pts = float(E.points(self.s))
-        return [pts, -pts] if E.winner(self.s) == 0 else [-pts, pts]
+        d = float(E.gain(self.s, 0) - E.gain(self.s, 1))  # envido and flor points included
+        return [d, -d]
 
     def __str__(self) -> str:
         parts = []
@@ -302,14 +359,19 @@ class TrucoState(pyspiel.State):
 def _vira_str(g: _Config, deal) -> str:
     if g.deal_size == 6:
         return "none"
-    return card_str(deal[6]) if len(deal) == 7 else "?"
+    return g.cstr(deal[6]) if len(deal) == 7 else "?"
 
 
 def _hand_str(g: _Config, dealer, score, deal, acts) -> str:
-    h0 = " ".join(card_str(c) for c in deal[:3])
-    h1 = " ".join(card_str(c) for c in deal[3:6])
+    h0 = " ".join(g.cstr(c) for c in deal[:3])
+    h1 = " ".join(g.cstr(c) for c in deal[3:6])
     hist = ", ".join(f"p{p}:{g.astr(a)}" for p, a in acts)
-    return f"dealer {dealer} score {score[0]}-{score[1]} | p0 [{h0}] p1 [{h1}] vira {_vira_str(g, deal)} | {hist}"
+    sc = f"{score[0]}-{score[1]}"
+    if g.rules.pack == "spanish":
+        from truco_lab.spanish import score_str
+
+        sc += f" ({score_str(score[0])} - {score_str(score[1])})"
+    return f"dealer {dealer} score {sc} | p0 [{h0}] p1 [{h1}] vira {_vira_str(g, deal)} | {hist}"
 
 
 def _public_action(g: _Config, player: int, action: int, viewer: int) -> str:
@@ -319,46 +381,78 @@ def _public_action(g: _Config, player: int, action: int, viewer: int) -> str:
 
 
 # ---- observation tensor layout -------------------------------------------
-_OBS_PIECES = [
-    ("player", 2),
-    ("dealer", 2),
-    ("score", 26),
-    ("vira", N_CARDS),
-    ("hand", N_CARDS),  # cards still held (observation) or dealt (information state)
-    ("value", 5),
-    ("pending_to", 5),
-    ("pending_by", 2),
-    ("last_raiser", 2),
-    ("decision", 2),
-    ("rounds", 3 * (2 + 3 + 2 * (N_CARDS + 1))),
-]
-_ACT_WIDTH = 2 + N_ACTIONS + 1  # actor, action, "hidden face-down card" flag
+def _obs_pieces(rules: RuleSet) -> list[tuple[str, int]]:
+    pieces = [
+        ("player", 2),
+        ("dealer", 2),
+        ("score", 2 * (rules.target + 1)),
+        ("vira", N_CARDS),
+        ("hand", N_CARDS),  # cards still held (observation) or dealt (information state)
+        ("value", 5),
+        ("pending_to", 5),
+        ("pending_by", 2),
+        ("last_raiser", 2),
+        ("decision", 2),
+        ("rounds", 3 * (2 + 3 + 2 * (N_CARDS + 1))),
+    ]
+    if rules.envido or rules.flor:
+        pieces += [("envido_pending", 2 * (rules.target + 1)), ("envido_by", 2), ("envido_calls", 9),
+                   ("bonus", 2 * (rules.target + 1)), ("envidos_shown", 2 * (ENVIDO_MAX + 1))]
+    return pieces
+
+
+def _act_width(rules: RuleSet) -> int:
+    return 2 + rules.n_actions + 1  # actor, action, "hidden face-down card" flag
 
 
 def _ladder_slot(rules: RuleSet, value: int) -> int:
     return rules.ladder.index(value)
 
 
+def envidos_shown(state: TrucoState, acts, deal) -> str:
+    """``" envidos:p0=33 p1=27"`` once an envido of this hand was accepted (both are compared in the open,
+    seed 004 §6), else ``""``. Computed from the hand's public actions and its deal."""
+    from truco_lab.cards import A_ACCEPT, A_ENVIDO
+
+    pending = False
+    for _, a in acts:
+        if a >= A_ENVIDO and a != A_ACCEPT:
+            pending = a <= A_ENVIDO + 2
+        elif pending and a == A_ACCEPT:
+            from truco_lab.spanish import envido_points
+
+            return f" envidos:p0={envido_points(deal[0:3])} p1={envido_points(deal[3:6])}"
+        else:
+            pending = False
+    return ""
+
+
 class TrucoObserver:
-    """Observer for both games (PyObserver protocol).
+    """Observer for every game here (PyObserver protocol).
 
     Never reveals the opponent's held cards or the identity of their face-down
     plays. With ``perfect_recall`` the information state adds the player's dealt
     cards and the public action history (of every hand, in the match game).
+    Argentine games add the envido: what is pending, the points scored, and both
+    players' envido points once an envido was accepted (compared in the open).
     """
 
     def __init__(self, game: _Config, iig_obs_type) -> None:
         self.game = game
+        rules = game.rules
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
         self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
         self.public = bool(iig_obs_type.public_info)
-        pieces = list(_OBS_PIECES)
+        self.envido = rules.envido or rules.flor
+        self.sw = rules.target + 1  # score one-hot width per player
+        pieces = _obs_pieces(rules)
         if self.perfect_recall:
-            nh = MAX_HANDS if game.match else 1
+            nh = max_hands(rules) if game.match else 1
+            extra = [("shown", 2 * (ENVIDO_MAX + 1))] if self.envido else []
             pieces = [("player", 2)] + [
                 (f"h{i}_{name}", size) for i in range(nh) for name, size in
-                [("dealer", 2), ("score", 26), ("vira", N_CARDS), ("dealt", N_CARDS),
-                 ("history", MAX_HAND_ACTIONS * _ACT_WIDTH)]
+                [("dealer", 2), ("score", 2 * self.sw), ("vira", N_CARDS), ("dealt", N_CARDS),
+                 ("history", max_hand_actions(rules) * _act_width(rules)), *extra]
             ]
         total = sum(n for _, n in pieces)
         self.tensor = np.zeros(total, np.float32)
@@ -372,31 +466,39 @@ class TrucoObserver:
         t = self.tensor
         t.fill(0)
         d = self.dict
+        sw = self.sw
         d["player"][player] = 1
+        rules = self.game.rules
         if self.perfect_recall:
+            na = rules.n_actions
             for i, (dealer, score, deal, acts) in enumerate(state.hand_blocks()):
                 d[f"h{i}_dealer"][dealer] = 1
                 d[f"h{i}_score"][score[0]] = 1
-                d[f"h{i}_score"][13 + score[1]] = 1
+                d[f"h{i}_score"][sw + score[1]] = 1
                 if len(deal) == 7 and self.game.deal_size == 7 and self.public:
                     d[f"h{i}_vira"][deal[6]] = 1
-                if self.private and sees_own_cards(self.game.rules, score):
+                if self.private and sees_own_cards(rules, score):
                     for c in deal[3 * player : 3 * player + 3]:
                         d[f"h{i}_dealt"][c] = 1
-                h = d[f"h{i}_history"].reshape(MAX_HAND_ACTIONS, _ACT_WIDTH)
+                h = d[f"h{i}_history"].reshape(max_hand_actions(rules), _act_width(rules))
                 for j, (p, a) in enumerate(acts):
                     h[j, p] = 1
                     if A_DOWN <= a < A_RAISE and p != player:
-                        h[j, 2 + N_ACTIONS] = 1
+                        h[j, 2 + na] = 1
                     else:
                         h[j, 2 + a] = 1
+                if self.envido and self.public and envidos_shown(state, acts, deal):
+                    from truco_lab.spanish import envido_points
+
+                    d[f"h{i}_shown"][envido_points(deal[0:3])] = 1
+                    d[f"h{i}_shown"][ENVIDO_MAX + 1 + envido_points(deal[3:6])] = 1
             return
         s = state.s
         sc = state.start_score
         d["dealer"][state.dealer] = 1
         d["score"][sc[0]] = 1
-        d["score"][13 + sc[1]] = 1
-        sees = sees_own_cards(self.game.rules, sc)
+        d["score"][sw + sc[1]] = 1
+        sees = sees_own_cards(rules, sc)
         if len(state.deal) < self.game.deal_size:
             if self.private and sees:
                 for c in state.deal[3 * player : 3 * player + 3]:
@@ -409,14 +511,25 @@ class TrucoObserver:
                 c = E.held_card(s, player, i)
                 if c >= 0:
                     d["hand"][c] = 1
-        d["value"][_ladder_slot(self.game.rules, int(E.value(s)))] = 1
+        d["value"][_ladder_slot(rules, int(E.value(s)))] = 1
         if E.pending_to(s):
-            d["pending_to"][_ladder_slot(self.game.rules, int(E.pending_to(s)))] = 1
+            d["pending_to"][_ladder_slot(rules, int(E.pending_to(s)))] = 1
             d["pending_by"][E.pending_by(s)] = 1
         if E.last_raiser(s) >= 0:
             d["last_raiser"][E.last_raiser(s)] = 1
         if E.eleven_decider(s) >= 0:
             d["decision"][E.eleven_decider(s)] = 1
+        if self.envido:
+            if E.envido_pending(s):
+                d["envido_pending"][min(int(E.envido_pending(s)), rules.target)] = 1
+                d["envido_by"][E.envido_by(s)] = 1
+            for k in range(3):
+                d["envido_calls"][3 * k + min(int(E.envido_calls(s, k)), 2)] = 1
+            for p in range(2):
+                d["bonus"][p * sw + min(int(E.bonus(s, p)), rules.target)] = 1
+            if E.envido_seen(s) and self.public:
+                d["envidos_shown"][int(E.envido_of(s, 0))] = 1
+                d["envidos_shown"][ENVIDO_MAX + 1 + int(E.envido_of(s, 1))] = 1
         rounds = d["rounds"].reshape(3, 2 + 3 + 2 * (N_CARDS + 1))
         for k in range(min(3, int(E.nrounds(s)) + 1)):
             done = k < E.nrounds(s)
@@ -440,10 +553,12 @@ class TrucoObserver:
         if self.perfect_recall:
             out = [f"p{player}"]
             for dealer, score, deal, acts in state.hand_blocks():
-                mine = " ".join(card_str(c) for c in deal[3 * player : 3 * player + 3]) \
+                mine = " ".join(self.game.cstr(c) for c in deal[3 * player : 3 * player + 3]) \
                     if self.private and sees_own_cards(self.game.rules, score) else "blind" if self.private else ""
                 hist = " ".join(_public_action(self.game, p, a, player) for p, a in acts)
-                out.append(f"[d{dealer} {score[0]}-{score[1]} hand:{mine} vira:{_vira_str(self.game, deal)} | {hist}]")
+                shown = envidos_shown(state, acts, deal) if self.envido and self.public else ""
+                out.append(f"[d{dealer} {score[0]}-{score[1]} hand:{mine} vira:{_vira_str(self.game, deal)} | "
+                           f"{hist}{shown}]")
             return " ".join(out)
         s = state.s
         sc = state.start_score
@@ -451,14 +566,14 @@ class TrucoObserver:
         sees = sees_own_cards(self.game.rules, sc)
         if len(state.deal) < self.game.deal_size:
             if self.private and sees:
-                parts.append("dealt:" + " ".join(card_str(c) for c in state.deal[3 * player : 3 * player + 3]))
+                parts.append("dealt:" + " ".join(self.game.cstr(c) for c in state.deal[3 * player : 3 * player + 3]))
             return " ".join(parts)
         if self.private and not sees:
             parts.append("hand:blind")
         elif self.private:
             held = [int(c) for c in (E.held_card(s, player, i) for i in range(3)) if c >= 0]
-            parts.append("hand:" + " ".join(card_str(c) for c in sorted(held)))
-        vira = card_str(int(E.vira(s))) if self.game.deal_size == 7 else "none"
+            parts.append("hand:" + " ".join(self.game.cstr(c) for c in sorted(held)))
+        vira = self.game.cstr(int(E.vira(s))) if self.game.deal_size == 7 else "none"
         parts.append(f"vira:{vira} value:{int(E.value(s))}")
         if E.pending_to(s):
             parts.append(f"pending:p{int(E.pending_by(s))}->{int(E.pending_to(s))}")
@@ -466,6 +581,16 @@ class TrucoObserver:
             parts.append(f"last_raiser:p{int(E.last_raiser(s))}")
         if E.eleven_decider(s) >= 0:
             parts.append(f"eleven:p{int(E.eleven_decider(s))}")
+        if self.envido:
+            if E.envido_pending(s):
+                parts.append(f"envido:p{int(E.envido_by(s))}->{int(E.envido_pending(s))}")
+            calls = [int(E.envido_calls(s, k)) for k in range(3)]
+            if any(calls):
+                parts.append("sung:E{}R{}F{}".format(*calls))
+            if E.bonus(s, 0) or E.bonus(s, 1):
+                parts.append(f"bonus:{int(E.bonus(s, 0))}-{int(E.bonus(s, 1))}")
+            if E.envido_seen(s) and self.public:
+                parts.append(f"envidos:p0={int(E.envido_of(s, 0))} p1={int(E.envido_of(s, 1))}")
         for k in range(min(3, int(E.nrounds(s)) + 1)):
             done = k < E.nrounds(s)
             lead = int(E.round_leader(s, k))
@@ -474,9 +599,9 @@ class TrucoObserver:
                 who = lead if j == 0 else 1 - lead
                 c = int(E.play_card(s, 2 * k + j))
                 if E.play_down(s, 2 * k + j):
-                    cards.append(f"p{who}:v{card_str(c)}" if who == player and self.private else f"p{who}:v??")
+                    cards.append(f"p{who}:v{self.game.cstr(c)}" if who == player and self.private else f"p{who}:v??")
                 else:
-                    cards.append(f"p{who}:{card_str(c)}")
+                    cards.append(f"p{who}:{self.game.cstr(c)}")
             res = ""
             if done:
                 w = int(E.round_winner(s, k))
@@ -487,5 +612,8 @@ class TrucoObserver:
 
 pyspiel.register_game(HAND_GAME_TYPE, TrucoHandGame)
 pyspiel.register_game(MATCH_GAME_TYPE, TrucoMatchGame)
+pyspiel.register_game(ARG_HAND_GAME_TYPE, ArgentinoHandGame)
+pyspiel.register_game(ARG_MATCH_GAME_TYPE, ArgentinoMatchGame)
 
-__all__ = ["TrucoHandGame", "TrucoMatchGame", "TrucoObserver", "TrucoState", "rules_from_params"]
+__all__ = ["ArgentinoHandGame", "ArgentinoMatchGame", "TrucoHandGame", "TrucoMatchGame", "TrucoObserver",
+           "TrucoState", "rules_from_params"]

@@ -894,7 +894,8 @@ def rules_to_dict(rules: RuleSet) -> dict:
     from dataclasses import asdict
 
     # fields added later: only when not the default
-    later = {"raise_to_win": True, "blind_iron_hand": False, "vira": True, "fixed_manilhas": ""}
+    later = {"raise_to_win": True, "blind_iron_hand": False, "vira": True, "fixed_manilhas": "", "pack": "french",
+             "envido": False, "flor": False, "deck_action": False, "deck_extra": 0, "reraise": True}
     return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(rules).items()
             if not (k in later and v == later[k])}
 

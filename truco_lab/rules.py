@@ -30,13 +30,25 @@ R_RAISE_TO_WIN = 24  # 1: a raise is allowed even when accepting the stake would
 R_BLIND_IRON = 25  # 1: the 11 x 11 hand is played blind (cards flipped in dealt order, unseen)
 R_VIRA = 26  # 1: a vira is turned and names the manilha rank; 0: no vira (Mineiro)
 R_FIXED = 27  # 4 slots: fixed manilha card ids, weakest first (-1: none), for rule sets without a vira
-R_SIZE = 31
+# added for seed 004's Argentine truco (issue 9); zero for every earlier rule set except R_RERAISE
+R_TABLE = 31  # 1: trick strength read from the R_STRENGTH table (the Spanish pack's fixed order)
+R_STRENGTH = 32  # 40 slots: trick strength of each card id (higher wins, equal ties)
+R_ENVIDO = 72  # 1: envido betting in the first trick (seed 004 §5-6)
+R_FLOR = 73  # points of a flor (three of a suit, scored when dealt; then no envido), 0: no flor
+R_DECK = 74  # 1: going to the deck is an action of the game (legal whenever no bid is pending)
+R_DECK_EXTRA = 75  # extra points for going to the deck in the first trick before the envido is sung
+R_RERAISE = 76  # 1: a raise may answer a pending raise (paulista); 0: only accept or decline it (argentino)
+R_ENV_VAL = 77  # 40 slots: envido value of each card id
+R_SIZE = 117
 
 ALL_TIED_LEADER = 0
 ALL_TIED_DRAW = 1
 SPLIT_TIE_FIRST_WINNER = 0
 
 FULL_LADDER = (1, 3, 6, 9, 12)
+FLOR_POINTS = 3  # seed 003: "three cards of one suit score 3 as soon as they are dealt"
+SPANISH_RANK_CODES = "1234567SCR"  # the Spanish pack's ranks 1-7, 10 (sota), 11 (caballo), 12 (rey)
+PACKS = {"french": (RANKS, SUITS), "spanish": (SPANISH_RANK_CODES, "eboc")}
 
 
 @dataclass(frozen=True)
@@ -63,6 +75,13 @@ class RuleSet:
     # added for seed 003's Mineiro (same rule: serialized only when not the default)
     vira: bool = True  # False: no card is turned; the manilhas are ``fixed_manilhas``
     fixed_manilhas: str = ""  # card literals, weakest first (Mineiro: "7d As 7h 4c")
+    # added for seed 004's Argentine truco (same rule: serialized only when not the default)
+    pack: str = "french"  # "spanish": the 40-card Spanish pack, its notation (1e, 12c) and fixed trick order
+    envido: bool = False  # envido betting in the first trick (seed 004 §5-6, §8)
+    flor: bool = False  # seed 003's option: three of a suit score 3 when dealt, and then there is no envido
+    deck_action: bool = False  # going to the deck (giving the hand up) is an action of the game
+    deck_extra: int = 0  # seed 003's option: going to the deck in the first trick before the envido costs 1 more
+    reraise: bool = True  # False: a raise is answered only by accepting or declining (seed 004 §7)
 
     def __post_init__(self) -> None:
         if not self.ladder or not isinstance(self.ladder[0], int) or self.ladder[0] < 1:
@@ -77,14 +96,19 @@ class RuleSet:
             raise ValueError(
                 f"face_down_from_round must be 1..3 (4 = never), got {self.face_down_from_round!r}"
             )
-        _check_subset("ranks", self.ranks, RANKS)
-        _check_subset("suits", self.suits, SUITS)
+        if self.pack not in PACKS:
+            raise ValueError(f"pack must be one of {', '.join(PACKS)}, got {self.pack!r}")
+        _check_subset("ranks", self.ranks, PACKS[self.pack][0])
+        _check_subset("suits", self.suits, PACKS[self.pack][1])
         if len(self.ranks) * len(self.suits) < self.deal_size:
             raise ValueError(
                 f"a deck of ranks={self.ranks!r} x suits={self.suits!r} has "
                 f"{len(self.ranks) * len(self.suits)} cards; a hand needs at least {self.deal_size}"
             )
-        if self.vira == bool(self.fixed_manilhas.split()):
+        if self.pack == "spanish" and (self.vira or self.fixed_manilhas):
+            raise ValueError("the Spanish pack has its own fixed trick order: no vira and no fixed manilhas "
+                             f"(vira={self.vira!r}, fixed_manilhas={self.fixed_manilhas!r})")
+        if self.pack == "french" and self.vira == bool(self.fixed_manilhas.split()):
             raise ValueError("a rule set has either a vira or fixed manilhas, not both and not neither "
                              f"(vira={self.vira!r}, fixed_manilhas={self.fixed_manilhas!r})")
         if len(self.fixed_manilhas.split()) > 4:
@@ -97,16 +121,59 @@ class RuleSet:
         return replace(self, ladder=tuple(v for v in self.ladder if v <= max_stake))
 
     def with_deck(self, ranks: str | None = None, suits: str | None = None) -> RuleSet:
-        """The same rules on a smaller deck (ranks/suits are subsets, any order)."""
-        r = self.ranks if ranks is None else _canonical_subset("ranks", ranks, RANKS)
-        s = self.suits if suits is None else _canonical_subset("suits", suits, SUITS)
+        """The same rules on a smaller deck (ranks/suits are subsets, any order). The Spanish pack's ranks
+        are numbers: ``"1 2 3 7 12"`` or ``"1,2,3,7,12"`` (or its one-letter codes, ``"1237R"``)."""
+        ru, su = PACKS[self.pack]
+        if ranks is not None and self.pack == "spanish":
+            ranks = _spanish_ranks(ranks)
+        r = self.ranks if ranks is None else _canonical_subset("ranks", ranks, ru)
+        s = self.suits if suits is None else _canonical_subset("suits", suits, su)
         return replace(self, ranks=r, suits=s)
 
     @property
     def deck(self) -> np.ndarray:
         """Card ids in the deck, increasing."""
-        ids = [4 * RANKS.index(r) + SUITS.index(s) for r in self.ranks for s in self.suits]
+        ru, su = PACKS[self.pack]
+        ids = [4 * ru.index(r) + su.index(s) for r in self.ranks for s in self.suits]
         return np.array(sorted(ids), dtype=np.int32)
+
+    # ---- notation: each pack prints and parses its own cards and actions ----
+    def card_str(self, cid: int) -> str:
+        """Card id -> this pack's literal (``3d``; Spanish ``12c``)."""
+        return _notation(self.pack).card_str(cid)
+
+    def parse_card(self, text: str) -> int:
+        return _notation(self.pack).parse_card(text)
+
+    def parse_cards(self, text) -> list[int]:
+        return _notation(self.pack).parse_cards(text)
+
+    def action_str(self, action: int) -> str:
+        """Action id -> this rule set's notation (``raise 3``; Mineiro ``raise 4``; Argentine ``retruco``)."""
+        if self.pack == "spanish":
+            from truco_lab import spanish
+
+            return spanish.action_str(action, self)
+        from truco_lab.cards import action_str
+
+        return action_str(action, self.raise_targets)
+
+    def parse_action(self, text: str) -> int:
+        """This rule set's notation -> action id (``ValueError`` naming what is wrong)."""
+        if self.pack == "spanish":
+            from truco_lab import spanish
+
+            return spanish.parse_action(text, self)
+        from truco_lab.cards import parse_action
+
+        return parse_action(text, self.raise_targets)
+
+    @property
+    def n_actions(self) -> int:
+        """Distinct action ids of this rule set's games (the envido calls come after paulista's)."""
+        from truco_lab.cards import N_ACTIONS, N_ACTIONS_ALL
+
+        return N_ACTIONS_ALL if (self.envido or self.flor) else N_ACTIONS
 
     @property
     def max_stake(self) -> int:
@@ -159,7 +226,18 @@ class RuleSet:
         a[R_NEXT_RANK : R_NEXT_RANK + 10] = -1
         a[R_VIRA] = int(self.vira)
         a[R_FIXED : R_FIXED + 4] = -1
-        if self.vira:
+        a[R_ENVIDO] = int(self.envido)
+        a[R_FLOR] = FLOR_POINTS if self.flor else 0
+        a[R_DECK] = int(self.deck_action)
+        a[R_DECK_EXTRA] = self.deck_extra
+        a[R_RERAISE] = int(self.reraise)
+        if self.pack == "spanish":
+            from truco_lab import spanish
+
+            a[R_TABLE] = 1
+            a[R_STRENGTH : R_STRENGTH + 40] = spanish.TRICK_STRENGTH
+            a[R_ENV_VAL : R_ENV_VAL + 40] = [spanish.envido_value(c) for c in range(40)]
+        elif self.vira:
             for r in self.ranks:
                 a[R_NEXT_RANK + RANKS.index(r)] = RANKS.index(self.manilha_rank(r))
         else:
@@ -176,8 +254,8 @@ def sees_own_cards(rules: RuleSet, score) -> bool:
 
 
 def rule_set(name: str) -> RuleSet:
-    """A named rule set: ``paulista`` (seed 000, the default), ``paulista_house`` (seed 001's table) or
-    ``mineiro`` (seed 003)."""
+    """A named rule set: ``paulista`` (seed 000, the default), ``paulista_house`` (seed 001's table),
+    ``mineiro`` (seed 003) or ``argentino`` (seed 004)."""
     key = str(name).strip().lower()
     if key not in RULE_SETS:
         raise ValueError(f"unknown rule set {name!r}; expected one of {', '.join(RULE_SETS)}")
@@ -200,6 +278,31 @@ def plain(v):
     return v.item() if isinstance(v, np.generic) else v
 
 
+def _notation(pack: str):
+    if pack == "spanish":
+        from truco_lab import spanish
+
+        return spanish
+    from truco_lab import cards
+
+    return cards
+
+
+def _spanish_ranks(value) -> str:
+    """``"1 2 3 12"``, ``"1,2,3,12"``, ``[1, 2, 3, 12]`` or codes ``"123R"`` -> rank codes."""
+    if isinstance(value, (list, tuple)):
+        items = [str(x) for x in value]
+    elif any(c in str(value) for c in ", "):
+        items = [x for x in str(value).replace(",", " ").split() if x]
+    else:
+        return str(value).upper()
+    nums = ("1", "2", "3", "4", "5", "6", "7", "10", "11", "12")
+    bad = [x for x in items if x not in nums]
+    if bad:
+        raise ValueError(f"ranks must be Spanish ranks among {' '.join(nums)}, got {value!r}")
+    return "".join(SPANISH_RANK_CODES[nums.index(x)] for x in items)
+
+
 def _check_subset(what: str, value: str, universe: str) -> None:
     bad = [c for c in value if c not in universe]
     if bad or len(set(value)) != len(value) or not value:
@@ -208,6 +311,8 @@ def _check_subset(what: str, value: str, universe: str) -> None:
 
 def _canonical_subset(what: str, value: str, universe: str) -> str:
     v = value.upper() if what == "ranks" else value.lower()
+    if universe == SPANISH_RANK_CODES:
+        v = value.upper()
     _check_subset(what, v, universe)
     return "".join(c for c in universe if c in v)
 
@@ -229,4 +334,13 @@ worth 2 and raises go 2 → 4 → 8 → 10 → 12; the hand of eleven plays for 
 engine's table). Seed 003 describes no face-down play, so there is none; the choices seed 003 leaves open
 (all three tricks tied, the 11 × 11 hand) follow seed 000, as the README's Mineiro table says."""
 
-RULE_SETS = {"paulista": PAULISTA, "paulista_house": PAULISTA_HOUSE, "mineiro": MINEIRO}
+ARGENTINO = RuleSet(
+    name="argentino", ladder=(1, 2, 3, 4), target=30, mao_de_onze=False, face_down_from_round=4, vira=False,
+    ranks=SPANISH_RANK_CODES, suits="eboc", pack="spanish", envido=True, deck_action=True, reraise=False,
+)
+"""Seed 004's two-player Argentine truco (no flor): the Spanish pack in its fixed order; truco 2, retruco 3,
+vale cuatro 4, the right to raise going to the accepter, a raise answered only by quiero or no quiero;
+envido, real envido and falta envido in the first trick; going to the deck; a match to 30. Seed 003's
+options: ``flor=True`` (three of a suit score 3 when dealt, no envido) and ``deck_extra=1``."""
+
+RULE_SETS = {"paulista": PAULISTA, "paulista_house": PAULISTA_HOUSE, "mineiro": MINEIRO, "argentino": ARGENTINO}

@@ -84,3 +84,67 @@ def envido_points(cards: str | list[str] | list[int]) -> int:
         if len(vals) >= 2:
             best = max(best, 20 + vals[0] + vals[1])
     return best
+
+
+# ---- action notation (seed 004's own words) ------------------------------
+_RAISE_NAMES = {2: "truco", 3: "retruco", 4: "vale_cuatro"}
+
+
+def _simple_names() -> dict[int, str]:
+    from truco_lab.cards import A_ACCEPT, A_CONCEDE, A_ENVIDO, A_FALTA_ENVIDO, A_FLOR, A_FOLD, A_REAL_ENVIDO
+
+    return {A_ACCEPT: "quiero", A_FOLD: "no_quiero", A_CONCEDE: "go_to_deck", A_ENVIDO: "envido",
+            A_REAL_ENVIDO: "real_envido", A_FALTA_ENVIDO: "falta_envido", A_FLOR: "flor"}
+
+
+def action_str(action: int, rules) -> str:
+    """Action id -> Argentine notation: ``play 7o``, ``truco``, ``retruco``, ``vale_cuatro``, ``quiero``,
+    ``no_quiero``, ``envido``, ``real_envido``, ``falta_envido``, ``flor``, ``go_to_deck``."""
+    from truco_lab.cards import A_RAISE, A_UP, N_ACTIONS_ALL
+
+    a = int(action)
+    if A_UP <= a < A_UP + N_CARDS:
+        return f"play {card_str(a - A_UP)}"
+    targets = rules.raise_targets
+    if A_RAISE <= a < A_RAISE + len(targets):
+        return _RAISE_NAMES.get(targets[a - A_RAISE], f"raise {targets[a - A_RAISE]}")
+    names = _simple_names()
+    if a in names:
+        return names[a]
+    raise ValueError(f"action id {action!r} is not an action of rule set {rules.name!r} "
+                     f"(ids 0..{N_ACTIONS_ALL - 1}; no face-down plays, no hand of eleven)")
+
+
+def parse_action(text: str, rules) -> int:
+    """Argentine notation -> action id (``ValueError`` naming what is wrong)."""
+    from truco_lab.cards import A_RAISE, A_UP
+
+    if not isinstance(text, str):
+        raise ValueError(f"action must be a string, got {text!r}")
+    parts = text.strip().lower().split()
+    targets = rules.raise_targets
+    raises = [_RAISE_NAMES.get(t, f"raise {t}") for t in targets]
+    expected = ("expected one of 'play CARD', " + ", ".join(f"'{x}'" for x in raises)
+                + (", " if raises else "") + ", ".join(f"'{x}'" for x in _simple_names().values()))
+    if not parts:
+        raise ValueError(f"empty action: {expected}")
+    if parts[0] == "play":
+        if len(parts) != 2:
+            raise ValueError(f"malformed action {text!r}: play takes one card, e.g. 'play 1e'")
+        return A_UP + parse_card(parts[1])
+    word = " ".join(parts)
+    if word in raises:
+        return A_RAISE + raises.index(word)
+    for a, name in _simple_names().items():
+        if word == name:
+            return a
+    raise ValueError(f"malformed action {text!r}: {expected}")
+
+
+def score_str(points: int) -> str:
+    """A score the Argentine way (seed 004 §1): the first 15 points are malas, the next 15 buenas
+    (``17`` -> ``"2 buenas"``)."""
+    if points <= 15:
+        return f"{points} malas"
+    b = points - 15
+    return f"{b} buena" if b == 1 else f"{b} buenas"

@@ -17,10 +17,8 @@ from truco_lab.cards import (
     A_UP,
     RANKS,
     SUIT_NAMES,
-    action_str,
     card_str,
     parse_action,
-    parse_cards,
     raise_action,
 )
 from truco_lab.rules import PAULISTA, R_ALL_TIED, R_NEXT_RANK, RuleSet, check_start
@@ -86,7 +84,7 @@ class HandState:
         if not isinstance(score, (tuple, list)) or len(score) != 2:
             raise ValueError(f"score must be two integers (player 0's, player 1's), got {score!r}")
         check_start(rules, score[0], score[1], dealer)
-        h0, h1 = (parse_cards(h) for h in hands)
+        h0, h1 = (rules.parse_cards(h) for h in hands)
         for p, h in enumerate((h0, h1)):
             if len(h) != 3:
                 raise ValueError(f"player {p} must be dealt 3 cards, got {len(h)}: {hands[p]!r}")
@@ -94,11 +92,11 @@ class HandState:
             raise ValueError(f"rule set {rules.name!r} turns a vira: pass vira='...' (e.g. '4c')")
         if not rules.vira and vira is not None:
             raise ValueError(f"rule set {rules.name!r} turns no vira (its manilhas are fixed), got vira={vira!r}")
-        cards = parse_cards([card_str(c) for c in h0 + h1] + ([vira] if rules.vira else []))
+        cards = rules.parse_cards([rules.card_str(c) for c in h0 + h1] + ([vira] if rules.vira else []))
         deck = set(rules.deck.tolist())
         for c in cards:
             if c not in deck:
-                raise ValueError(f"card {card_str(c)!r} is not in the deck of ranks={rules.ranks!r}, suits={rules.suits!r}")
+                raise ValueError(f"card {rules.card_str(c)!r} is not in the deck of ranks={rules.ranks!r}, suits={rules.suits!r}")
         s = np.zeros(E.STATE_SIZE, np.int32)
         E.new_hand(s, rules.to_array(), dealer, int(score[0]), int(score[1]), np.array(cards[:6], np.int32),
                    cards[6] if rules.vira else -1)
@@ -137,12 +135,21 @@ class HandState:
         return int(self.s[E.POINTS])
 
     def returns(self) -> list[float]:
-        """Points won/lost by each player (zero-sum, after the cap)."""
-        w = self.winner
-        if w is None:
+        """Points won/lost by each player (zero-sum, after the cap): each player's points this hand minus
+        the opponent's (envido and flor included in Argentine truco)."""
+        if not self.is_over:
             return [0.0, 0.0]
-        pts = float(self.points)
-        return [pts, -pts] if w == 0 else [-pts, pts]
+        d = float(E.gain(self.s, 0) - E.gain(self.s, 1))
+        return [d, -d]
+
+    @property
+    def gains(self) -> tuple[int, int]:
+        """Points each player scored this hand so far (envido and flor at once, truco when it ends)."""
+        return int(E.gain(self.s, 0)), int(E.gain(self.s, 1))
+
+    def envido(self, player: int) -> int:
+        """``player``'s envido points (seed 004 §5), from the dealt cards."""
+        return int(E.envido_of(self.s, player))
 
     def hand(self, player: int) -> list[int]:
         """Cards ``player`` still holds (ids)."""
@@ -164,13 +171,13 @@ class HandState:
     def action_str(self, action: int) -> str:
         """An action id in this rule set's notation (Mineiro's raises are ``raise 4`` .. ``raise 12``)."""
         try:
-            return action_str(action, self.rules.raise_targets)
+            return self.rules.action_str(action)
         except ValueError:
             return f"action {action}"
 
     def _action_id(self, action) -> int:
         if isinstance(action, str):
-            return parse_action(action, self.rules.raise_targets)
+            return self.rules.parse_action(action)
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
             raise ValueError(f"action must be an action id (int) or notation (str, e.g. 'raise 3'), got {action!r}")
         return int(action)
@@ -274,6 +281,10 @@ class HandState:
 
     def to_json(self) -> dict:
         """The exact private state as truco-spec ``game-state`` JSON."""
+        if self.rules.pack != "french":
+            raise ValueError(f"the truco-spec game-state JSON describes the French pack's rule sets; rule set "
+                             f"{self.rules.name!r} has no JSON form yet (use repr, or the OpenSpiel game's "
+                             "serialize())")
         pr, pd = self._pending_json()
         sc = self.score
         lr = int(self.s[E.LAST_RAISER])
@@ -320,7 +331,7 @@ class HandState:
         return parse_action(str(t), self.rules.raise_targets)
 
     def __repr__(self) -> str:
-        hands = " | ".join(" ".join(card_str(c) for c in self.hand(p)) for p in range(2))
+        hands = " | ".join(" ".join(self.rules.card_str(c) for c in self.hand(p)) for p in range(2))
         return (
             f"HandState(vira={card_str(int(self.s[E.VIRA])) if self.rules.vira else None}, hands=[{hands}], "
             f"value={self.hand_value}, "
