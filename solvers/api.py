@@ -141,6 +141,7 @@ def solve(
     resume: bool = False,
     progress: bool = False,
     native_options: dict | None = None,
+    max_nodes: float | None = 50e6,
     **params,
 ) -> SolveResult:
     """Solve ``game`` (any two-player zero-sum ``pyspiel.Game``) with a CFR-family algorithm.
@@ -152,7 +153,8 @@ def solve(
     ``target_exploitability``. With ``checkpoint`` the solver state is saved
     every ``checkpoint_every`` iterations and at the end; ``resume`` continues
     from it bit-identically. ``native_options`` go to the native builder
-    (truco: ``prunes``). ``params`` are the algorithm's (DCFR's alpha, beta, gamma).
+    (truco: ``prunes``). ``max_nodes``: refuse to walk a game estimated bigger (None: no limit).
+    ``params`` are the algorithm's (DCFR's alpha, beta, gamma).
     """
     if tree not in TREE_BUILDERS:
         raise ValueError(f"tree must be one of {', '.join(TREE_BUILDERS)}, got {tree!r}")
@@ -172,7 +174,7 @@ def solve(
                                      progress=progress)
         trees = solver
     else:
-        trees = build_openspiel_tree(game, progress=progress)
+        trees = build_openspiel_tree(game, progress=progress, max_nodes=max_nodes)
         solver = CFRSolver(trees, algorithm, alternating=alternating, **params)
         expl, history = run(solver, iterations, target_exploitability, check_every=check_every,
                             checkpoint=checkpoint, checkpoint_every=checkpoint_every, resume=resume,

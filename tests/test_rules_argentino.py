@@ -408,3 +408,41 @@ def test_engine_random_hands_terminate():
     out = np.zeros((2000, 5), np.int32)
     E.random_hands(r, ARGENTINO.deck, 2000, 11, 1, 0, 0, False, out)
     assert (out[:, 0] >= 0).all() and out[:, 3].max() <= 23
+
+
+# ---- solving -------------------------------------------------------------------------------
+SMALL = {"ranks": "1 7 12", "suits": "eb", "max_stake": 1, "target": 3}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options", [{"flor": True}, {"deck_penalty": True, "score0": 2}])
+def test_small_argentine_hands_solved_and_certified_by_openspiel(options):
+    """Envido (or flor) and going to the deck on a six-card pack: our exact best response and OpenSpiel's
+    exploitability of the exported policy agree, and the solve converges."""
+    from open_spiel.python.algorithms import exploitability
+
+    from solvers.api import solve
+
+    g = pyspiel.load_game("truco_argentino", {**SMALL, **options})
+    res = solve(g, iterations=150, tree="openspiel")
+    assert res.exploitability < 1e-3
+    assert exploitability.exploitability(g, res.to_openspiel_policy()) == pytest.approx(res.exploitability, abs=1e-9)
+
+
+def test_cli_solves_argentino(tmp_path, capsys):
+    from solvers.storage import read_json
+    from truco_lab.cli import main
+
+    out = tmp_path / "arg"
+    argv = ["solve", "--rules", "argentino", "--ranks", "1 7 12", "--suits", "eb", "--max-stake", "1",
+            "--score", "0,0", "--dealer", "1", "--iterations", "20", "--out", str(out), "-q"]
+    assert main(argv) == 0
+    s = read_json(out / "summary.json")
+    assert s["units"] == "points" and s["iterations"] == 20 and s["exploitability"] < 0.05 and s["target_met"]
+    assert (out / "strategy.parquet").exists() and "game value" in capsys.readouterr().out
+    assert main(argv[:-3] + ["--out", str(out), "--resume", "-q"]) == 0  # a finished run is reported again
+    assert main(["solve", "--rules", "argentino", "--score", "0,0", "--dealer", "1", "--iterations", "3",
+                 "--out", str(tmp_path / "big")]) == 2
+    assert "too many to walk" in capsys.readouterr().err and not (tmp_path / "big").exists()
+    assert main(["match", "--rules", "argentino", "--out", str(tmp_path / "m")]) == 2
+    assert "works with `truco-lab solve`" in capsys.readouterr().err

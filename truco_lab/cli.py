@@ -102,11 +102,111 @@ def _err(prog: str, msg: str, code: int = 2) -> int:
     return code
 
 
-def _rules(args: argparse.Namespace):
-    from truco_lab.games import rules_from_params
+def _score_below_30(text: str) -> tuple[int, int]:
+    """``--score`` of ``solve``: any rule set's scores (argentino plays to 30); checked against the target later."""
+    try:
+        a, b = (int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected A,B with integers 0..29, got {text!r}") from None
+    if not (0 <= a <= 29 and 0 <= b <= 29):
+        raise argparse.ArgumentTypeError(f"expected A,B with integers 0..29, got {text!r}")
+    return a, b
 
-    return rules_from_params({"ranks": args.ranks, "suits": args.suits, "max_stake": args.max_stake,
-                              "rules": args.rules})
+
+def _rules(args: argparse.Namespace, any_pack: bool = False):
+    """The rule set of ``--rules`` on the deck ``--ranks`` x ``--suits`` (defaults: the rule set's own),
+    the ladder cut at ``--max-stake``, with argentino's options. ``ValueError`` naming the argument."""
+    from dataclasses import replace
+
+    from truco_lab.rules import rule_set
+
+    base = rule_set(args.rules)
+    flor, penalty = getattr(args, "flor", False), getattr(args, "deck_penalty", False)
+    if (flor or penalty) and not base.envido:
+        raise ValueError(f"argument --{'flor' if flor else 'deck-penalty'}: an option of rule set argentino, "
+                         f"not of {base.name}")
+    if flor or penalty:
+        base = replace(base, flor=flor, deck_extra=1 if penalty else 0)
+    if base.pack != "french" and not any_pack:
+        raise ValueError(f"argument --rules: rule set {base.name} works with `truco-lab solve` and its OpenSpiel "
+                         "games so far; this command covers paulista, paulista_house and mineiro")
+    try:
+        rules = base.with_deck(args.ranks, args.suits)
+    except ValueError as e:
+        raise ValueError(f"argument --ranks/--suits: {e}") from None
+    stake = rules.max_stake if args.max_stake is None else args.max_stake
+    if stake not in rules.ladder:
+        raise ValueError(f"argument --max-stake: a rung of {rules.name}'s ladder "
+                         f"{' '.join(map(str, rules.ladder))}, got {stake}")
+    return rules.with_max_stake(stake)
+
+
+def _solve_generic(args: argparse.Namespace, rules, prog: str) -> int:
+    """``solve`` for rule sets without a native tree builder (argentino): the OpenSpiel game is walked once
+    into a flat tree and solved by CFR; exploitability is exact (best response on that tree)."""
+    import time
+
+    import pyspiel
+
+    from solvers.api import solve
+    from solvers.storage import stable_hash, write_json
+    from truco_lab.lab.runs import RunError, claim
+    from truco_lab.public_tree import rules_to_dict
+
+    if args.vira not in (None, "all", "none"):
+        return _err(prog, f"argument --vira: rule set {rules.name} turns no vira; leave --vira out, got {args.vira!r}")
+    if args.payoff != "points":
+        return _err(prog, f"argument --payoff: rule set {rules.name} is solved in points (the match solver covers "
+                          "the paulista family)")
+    a, b = args.score
+    if a >= rules.target or b >= rules.target:
+        return _err(prog, f"argument --score: scores must be below the target {rules.target}")
+    params = {"score0": a, "score1": b, "dealer": args.dealer, "flor": rules.flor, "target": rules.target,
+              "deck_penalty": rules.deck_extra > 0, "ranks": rules.ranks, "suits": rules.suits,
+              "max_stake": rules.max_stake}
+    game = pyspiel.load_game("truco_argentino", params)
+    from solvers.tree import estimate_tree_size
+
+    nodes = estimate_tree_size(game)
+    if nodes > 50e6 and not args.ignore_memory_check:
+        return _err(prog, f"this {rules.name} hand has ~{nodes:.1e} nodes, too many to walk into a tree on this "
+                          "machine (limit 5e7): solve a small variant (--ranks/--suits/--max-stake), or "
+                          "--ignore-memory-check")
+    out = Path(args.out)
+    describe = {"rules": rules_to_dict(rules), "score": [a, b], "dealer": args.dealer, "algorithm": args.algorithm,
+                "tree": "openspiel"}
+    try:
+        claim(out, "solve", stable_hash(describe), describe, resume=args.resume, fresh=args.fresh)
+    except RunError as e:
+        return _err(prog, str(e))
+    ck = out / "checkpoints" / "hand.npz"
+    t0 = time.perf_counter()
+    try:
+        res = solve(game, args.algorithm, iterations=args.iterations or args.max_iterations,
+                    target_exploitability=args.target_exploitability, tree="openspiel", check_every=args.check_every,
+                    checkpoint=ck, checkpoint_every=args.checkpoint_every, resume=args.resume and ck.exists(),
+                    progress=not args.quiet, max_nodes=None if args.ignore_memory_check else 50e6)
+    except KeyboardInterrupt:
+        print(f"\n{prog}: interrupted; the checkpoint is in {ck}, continue with --resume", file=sys.stderr)
+        return 130
+    except (ValueError, MemoryError) as e:
+        return _err(prog, str(e).splitlines()[0] if str(e) else type(e).__name__)
+    target_met = args.target_exploitability is None or res.exploitability <= args.target_exploitability
+    if not args.no_table:
+        res.table().write(out / "strategy.parquet")
+    summary = {"run": describe, "game": str(game), "units": "points", "game_value": res.game_value,
+               "exploitability": res.exploitability, "iterations": res.iterations,
+               "seconds": time.perf_counter() - t0, "infosets": int(len(res.tree.infoset_keys)),
+               "target": args.target_exploitability, "target_met": target_met,
+               "history": [list(h) for h in res.history]}
+    write_json(out / "summary.json", summary)
+    print(f"game value {res.game_value:+.6f} points, exploitability {res.exploitability:.3e}, "
+          f"{res.iterations} it, {summary['infosets']:,} infosets, written to {out}/summary.json")
+    if not target_met:
+        print(f"{prog}: warning: target exploitability {args.target_exploitability:g} not reached within "
+              f"--max-iterations {args.max_iterations} (see target_met in summary.json)", file=sys.stderr)
+        return 3
+    return 0
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -117,9 +217,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     prog = "truco-lab solve"
     try:
-        rules = _rules(args)
+        rules = _rules(args, any_pack=True)
     except ValueError as e:
         return _err(prog, str(e))
+    if rules.pack != "french":
+        return _solve_generic(args, rules, prog)
     if not rules.vira:
         if (args.vira or "all").lower() not in ("all", "none"):
             return _err(prog, f"argument --vira: rule set {rules.name} turns no vira (its manilhas are fixed); "
@@ -453,12 +555,15 @@ def _small_variant_options(p: argparse.ArgumentParser) -> None:
     from truco_lab.rules import RULE_SETS
 
     p.add_argument("--rules", choices=tuple(RULE_SETS), default="paulista",
-                   help="rule set: paulista (seed 000, default) or paulista_house (seed 001's table)")
-    p.add_argument("--ranks", default="4567QJKA23", help="deck ranks (small variants)")
-    p.add_argument("--suits", default="dshc", help="deck suits (small variants)")
+                   help="rule set: paulista (seed 000, default), paulista_house (seed 001's table), mineiro (seed "
+                        "003) or argentino (seed 004; solve only)")
+    p.add_argument("--ranks", default=None, help="deck ranks (small variants; default the rule set's whole pack; "
+                                                 "argentino: numbers, e.g. '1 7 12')")
+    p.add_argument("--suits", default=None, help="deck suits (small variants; argentino: e b o c)")
     stakes = sorted({v for rs in RULE_SETS.values() for v in rs.ladder})
-    p.add_argument("--max-stake", type=int, choices=stakes, default=12, metavar="{" + ",".join(map(str, stakes)) + "}",
-                   help="top of the raise ladder, a rung of the rules' ladder (paulista 1 3 6 9 12, mineiro 2 4 8 10 12)")
+    p.add_argument("--max-stake", type=int, choices=stakes, default=None, metavar="{" + ",".join(map(str, stakes)) + "}",
+                   help="top of the raise ladder, a rung of the rules' ladder (default its top: paulista 1 3 6 9 12, "
+                        "mineiro 2 4 8 10 12, argentino 1 2 3 4)")
 
 
 def _prob(text: str) -> float:
@@ -521,7 +626,8 @@ def main(argv: list[str] | None = None) -> int:
     be.set_defaults(func=cmd_bench_engine)
 
     so = sub.add_parser("solve", help="solve hand cells natively; writes Parquet tables, checkpoints, summary.json")
-    so.add_argument("--score", type=_score, required=True, metavar="A,B", help="scores at the start of the hand")
+    so.add_argument("--score", type=_score_below_30, required=True, metavar="A,B",
+                    help="scores at the start of the hand")
     so.add_argument("--dealer", type=int, choices=(0, 1), required=True, help="the dealing player")
     so.add_argument("--vira", default=None, metavar="CARD|all",
                     help="a turned-up card (its vira class) or all; leave out in rule sets without a vira (mineiro)")
@@ -546,6 +652,9 @@ def main(argv: list[str] | None = None) -> int:
     so.add_argument("--table-min-reach", type=_prob, default=0.0, metavar="P",
                     help="leave out information sets the equilibrium reaches with probability below P")
     _small_variant_options(so)
+    so.add_argument("--flor", action="store_true", help="argentino: play with flor (seed 003's option)")
+    so.add_argument("--deck-penalty", action="store_true",
+                    help="argentino: going to the deck in the first trick before the envido costs one more (seed 003)")
     so.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     so.set_defaults(func=cmd_solve)
 
