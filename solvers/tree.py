@@ -47,6 +47,7 @@ class GameTree:
     infoset_keys: list = field(default_factory=list)
     infoset_actions: list = field(default_factory=list)
     source: str = ""
+    infoset_extra: list = field(default_factory=list)  # build_openspiel_tree's infoset_hook results
 
     @property
     def num_nodes(self) -> int:
@@ -90,8 +91,12 @@ def estimate_tree_size(game, probes: int = 200, seed: int = 0) -> float:
     return total / probes
 
 
-def build_openspiel_tree(game, progress: bool = False, max_nodes: float | None = 50e6) -> GameTree:
+def build_openspiel_tree(game, progress: bool = False, max_nodes: float | None = 50e6,
+                         infoset_hook=None) -> GameTree:
     """Walk an OpenSpiel game once, breadth-first, into a :class:`GameTree`.
+
+    ``infoset_hook(state, player)``, if given, is called at the first state of every information set;
+    its results are kept in ``tree.infoset_extra`` (e.g. another solver's key for that set).
 
     For validation and for users' own games; large games belong to native builders. The size
     is estimated first (:func:`estimate_tree_size`): above ``max_nodes`` (default 50 M, hours of
@@ -114,6 +119,7 @@ def build_openspiel_tree(game, progress: bool = False, max_nodes: float | None =
     keys: list[str] = []
     actions: list[list[int]] = []
     iplayer: list[int] = []
+    extra: list = []
     queue = deque([(game.new_initial_state(), 1.0)])
     push = queue.append
     next_id = 1
@@ -143,6 +149,8 @@ def build_openspiel_tree(game, progress: bool = False, max_nodes: float | None =
                 keys.append(key)
                 actions.append(legal)
                 iplayer.append(pl)
+                if infoset_hook is not None:
+                    extra.append(infoset_hook(state, pl))
             elif actions[i] != legal:
                 raise ValueError(f"information set {key!r} has different legal actions in different states")
             rows.append((DECISION, pl, i, next_id, len(legal), p, 0.0))
@@ -173,6 +181,7 @@ def build_openspiel_tree(game, progress: bool = False, max_nodes: float | None =
         infoset_keys=keys,
         infoset_actions=actions,
         source=str(game),
+        infoset_extra=extra,
     )
 
 

@@ -1,0 +1,303 @@
+"""Monte-Carlo CFR: external sampling and outcome sampling (Lanctot et al. 2009), for games whose full tree
+does not fit in memory. Knows no particular game.
+
+A game reaches this module as a :class:`SampledGame`: numba-jitted functions over small integer arrays,
+all taking the game's parameter array ``g`` (int32) first, so the traversal runs in one jitted loop with
+no Python in it:
+
+- ``deal(g, s, h, rng)``: a fresh root with chance sampled (the deal), written into state ``s`` and
+  history ``h`` (``h[0]`` is the history length; the game owns the rest of ``h``);
+- ``player(g, s) -> int``: the player to act, -1 at a terminal (chance is sampled inside ``deal``/``apply``);
+- ``legal(g, s, out) -> int``: the legal actions, written to ``out``;
+- ``apply(g, s, h, action)``: play ``action`` in place;
+- ``utility(g, s, p) -> float``: player ``p``'s payoff at a terminal (two players, zero-sum);
+- ``key(g, s, h, p) -> uint64``: a hash of player ``p``'s information state.
+
+Information sets live in an open-addressing hash table (uint64 keys) over flat regret and strategy-sum
+arrays, sized once from ``capacity``. Two information states with equal 64-bit keys would share a table
+row; at 10^8 sets the chance of any collision is ~3e-4, and the state's action count is checked on every
+visit (a mismatch raises).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+MAX_DEPTH = 64
+MAX_ACTIONS = 16
+EMPTY = np.uint64(0)
+
+
+@dataclass(frozen=True)
+class SampledGame:
+    """A game as jitted functions plus its parameter array (see the module docstring)."""
+
+    g: np.ndarray
+    state_size: int
+    history_size: int
+    deal: object
+    player: object
+    legal: object
+    apply: object
+    utility: object
+    key: object
+    name: str = ""
+
+
+@nb.njit(cache=True, inline="always")
+def _rng_next(rng):
+    rng[0] = rng[0] + np.uint64(0x9E3779B97F4A7C15)
+    z = rng[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@nb.njit(cache=True, inline="always")
+def _uniform(rng) -> float:
+    return (_rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@nb.njit(cache=True)
+def _lookup(keys, index, ioff, inact, cnt, k, n) -> int:
+    """Row of information-set key ``k`` with ``n`` actions, created on first sight; -1 when full,
+    -2 when a row with this key has another action count (a hash collision)."""
+    if k == EMPTY:
+        k = np.uint64(1)
+    mask = keys.shape[0] - 1
+    j = np.int64(k & np.uint64(mask))
+    while True:
+        kk = keys[j]
+        if kk == k:
+            row = index[j]
+            return row if inact[row] == n else -2
+        if kk == EMPTY:
+            row = cnt[0]
+            if row >= ioff.shape[0] - 1 or cnt[1] + n > cnt[2]:
+                return -1
+            keys[j] = k
+            index[j] = row
+            ioff[row] = cnt[1]
+            inact[row] = n
+            cnt[0] = row + 1
+            cnt[1] += n
+            return row
+        j = (j + 1) & mask
+
+
+@nb.njit(cache=True, inline="always")
+def _match(regrets, off, n, out):
+    tot = 0.0
+    for a in range(n):
+        r = regrets[off + a]
+        out[a] = r if r > 0 else 0.0
+        tot += out[a]
+    if tot > 0:
+        for a in range(n):
+            out[a] /= tot
+    else:
+        for a in range(n):
+            out[a] = 1.0 / n
+
+
+@nb.njit(cache=True)
+def _external(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d, p, w, keys, index, ioff, inact,
+              regrets, ssum, cnt, rng) -> float:
+    """External sampling: every action of ``p``, one sampled action of the opponent."""
+    s = S[d]
+    h = H[d]
+    q = player(g, s)
+    if q < 0:
+        return utility(g, s, p)
+    n = legal(g, s, A[d])
+    row = _lookup(keys, index, ioff, inact, cnt, key(g, s, h, q), n)
+    if row < 0:
+        cnt[3] = row
+        return 0.0
+    off = ioff[row]
+    sig = P[d]
+    _match(regrets, off, n, sig)
+    if q == p:
+        vals = V[d]
+        node = 0.0
+        for i in range(n):
+            S[d + 1, :] = s
+            H[d + 1, :] = h
+            apply(g, S[d + 1], H[d + 1], A[d, i])
+            v = _external(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d + 1, p, w, keys, index,
+                          ioff, inact, regrets, ssum, cnt, rng)
+            vals[i] = v
+            node += sig[i] * v
+        for i in range(n):
+            regrets[off + i] += vals[i] - node
+        return node
+    for i in range(n):  # the opponent's average strategy is accumulated where it is sampled
+        ssum[off + i] += w * sig[i]
+    x = _uniform(rng)
+    i = 0
+    acc = sig[0]
+    while acc <= x and i < n - 1:
+        i += 1
+        acc += sig[i]
+    S[d + 1, :] = s
+    H[d + 1, :] = h
+    apply(g, S[d + 1], H[d + 1], A[d, i])
+    return _external(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d + 1, p, w, keys, index, ioff,
+                     inact, regrets, ssum, cnt, rng)
+
+
+@nb.njit(cache=True)
+def _outcome(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d, p, w, eps, my, opp, samp, keys,
+             index, ioff, inact, regrets, ssum, cnt, rng) -> float:
+    """Outcome sampling: one trajectory, ``p`` explores with probability ``eps``; returns the sampled
+    value estimate of this node for ``p`` (importance-weighted by the trajectory's sampling probability)."""
+    s = S[d]
+    h = H[d]
+    q = player(g, s)
+    if q < 0:
+        return utility(g, s, p)
+    n = legal(g, s, A[d])
+    row = _lookup(keys, index, ioff, inact, cnt, key(g, s, h, q), n)
+    if row < 0:
+        cnt[3] = row
+        return 0.0
+    off = ioff[row]
+    sig = P[d]
+    _match(regrets, off, n, sig)
+    smp = V[d]  # the sampling policy
+    for i in range(n):
+        smp[i] = eps / n + (1.0 - eps) * sig[i] if q == p else sig[i]
+    x = _uniform(rng)
+    i = 0
+    acc = smp[0]
+    while acc <= x and i < n - 1:
+        i += 1
+        acc += smp[i]
+    si = sig[i]
+    qi = smp[i]
+    S[d + 1, :] = s
+    H[d + 1, :] = h
+    apply(g, S[d + 1], H[d + 1], A[d, i])
+    child = _outcome(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d + 1, p, w, eps,
+                     my * si if q == p else my, opp if q == p else opp * si, samp * qi, keys, index, ioff, inact,
+                     regrets, ssum, cnt, rng)
+    cv = child / qi  # the sampled child's value estimate; the others' are 0
+    value = si * cv
+    if q == p:
+        _match(regrets, off, n, sig)  # P[d] may have been reused below: recompute
+        for a in range(n):
+            ca = cv if a == i else 0.0
+            regrets[off + a] += (ca - value) * opp / samp
+        for a in range(n):
+            ssum[off + a] += w * my * sig[a] / samp
+    return value
+
+
+@nb.njit(cache=True)
+def _iterate(deal, player, legal, apply, utility, key, g, S, H, A, P, V, t0, iters, outcome, eps, linear, keys,
+             index, ioff, inact, regrets, ssum, cnt, rng):
+    for t in range(t0, t0 + iters):
+        w = float(t + 1) if linear else 1.0
+        for p in range(2):
+            deal(g, S[0], H[0], rng)
+            if outcome:
+                _outcome(deal, player, legal, apply, utility, key, g, S, H, A, P, V, 0, p, w, eps, 1.0, 1.0, 1.0,
+                         keys, index, ioff, inact, regrets, ssum, cnt, rng)
+            else:
+                _external(deal, player, legal, apply, utility, key, g, S, H, A, P, V, 0, p, w, keys, index, ioff,
+                          inact, regrets, ssum, cnt, rng)
+            if cnt[3] != 0:
+                return t
+    return t0 + iters
+
+
+@nb.njit(cache=True)
+def _average_of(keys, index, ioff, inact, ssum, k, n, out) -> bool:
+    if k == EMPTY:
+        k = np.uint64(1)
+    mask = keys.shape[0] - 1
+    j = np.int64(k & np.uint64(mask))
+    while keys[j] != EMPTY:
+        if keys[j] == k:
+            row = index[j]
+            off = ioff[row]
+            tot = 0.0
+            for a in range(n):
+                tot += ssum[off + a]
+            for a in range(n):
+                out[a] = ssum[off + a] / tot if tot > 0 else 1.0 / n
+            return inact[row] == n
+        j = (j + 1) & mask
+    for a in range(n):
+        out[a] = 1.0 / n
+    return False
+
+
+class MCCFRSolver:
+    """External-sampling (``"external"``) or outcome-sampling (``"outcome"``) MCCFR on a :class:`SampledGame`.
+
+    ``capacity``: information sets the table holds (its memory: ~(8 + 4) x 2 capacity bytes of hash table,
+    13 bytes per set and 16 bytes per action slot, ``slots_per_set`` slots reserved per set). ``linear``
+    weights iteration t's average-strategy contribution by t. ``seed`` makes runs reproducible.
+    """
+
+    def __init__(self, game: SampledGame, sampling: str = "external", capacity: int = 1 << 20,
+                 slots_per_set: float = 4.0, epsilon: float = 0.6, linear: bool = False, seed: int = 0) -> None:
+        if sampling not in ("external", "outcome"):
+            raise ValueError(f"sampling must be 'external' or 'outcome', got {sampling!r}")
+        if not 0 < epsilon <= 1:
+            raise ValueError(f"epsilon must be in (0, 1], got {epsilon!r}")
+        self.game = game
+        self.sampling = sampling
+        self.epsilon = float(epsilon)
+        self.linear = bool(linear)
+        size = 1 << int(np.ceil(np.log2(max(16, 2 * capacity))))
+        self.keys = np.zeros(size, np.uint64)
+        self.index = np.zeros(size, np.int32)
+        self.ioff = np.zeros(capacity + 1, np.int64)
+        self.inact = np.zeros(capacity + 1, np.int8)
+        nslots = int(capacity * slots_per_set)
+        self.regrets = np.zeros(nslots, np.float64)
+        self.ssum = np.zeros(nslots, np.float64)
+        self.cnt = np.array([0, 0, nslots, 0], np.int64)  # sets, slots used, slot capacity, error
+        self.rng = np.array([np.uint64(seed) * np.uint64(0x100000001B3) + np.uint64(1)], np.uint64)
+        self.S = np.zeros((MAX_DEPTH, game.state_size), np.int32)
+        self.H = np.zeros((MAX_DEPTH, game.history_size), np.int32)
+        self.A = np.zeros((MAX_DEPTH, MAX_ACTIONS), np.int32)
+        self.P = np.zeros((MAX_DEPTH, MAX_ACTIONS), np.float64)
+        self.V = np.zeros((MAX_DEPTH, MAX_ACTIONS), np.float64)
+        self.iteration = 0
+        self.seconds = 0.0
+
+    @property
+    def num_infosets(self) -> int:
+        return int(self.cnt[0])
+
+    def iterate(self, n: int = 1) -> None:
+        """Run ``n`` iterations (one traversal per player each)."""
+        gm = self.game
+        t = time.perf_counter()
+        done = _iterate(gm.deal, gm.player, gm.legal, gm.apply, gm.utility, gm.key, gm.g, self.S, self.H, self.A,
+                        self.P, self.V, self.iteration, int(n), self.sampling == "outcome", self.epsilon, self.linear,
+                        self.keys, self.index, self.ioff, self.inact, self.regrets, self.ssum, self.cnt, self.rng)
+        self.seconds += time.perf_counter() - t
+        self.iteration = int(done)
+        if self.cnt[3] == -1:
+            raise MemoryError(f"the MCCFR table is full ({self.num_infosets:,} information sets, "
+                              f"{int(self.cnt[1]):,} slots): create the solver with a larger capacity")
+        if self.cnt[3] == -2:
+            raise RuntimeError("two information states share a 64-bit key with different action counts "
+                               "(a hash collision); use another key function")
+
+    def average(self, key: int, n: int) -> np.ndarray:
+        """The average strategy at information-set ``key`` with ``n`` actions (uniform if never visited)."""
+        out = np.empty(n, np.float64)
+        _average_of(self.keys, self.index, self.ioff, self.inact, self.ssum, np.uint64(key), n, out)
+        return out
+
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.keys, self.index, self.ioff, self.inact, self.regrets, self.ssum))

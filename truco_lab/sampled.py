@@ -1,0 +1,136 @@
+"""The numba engine as a :class:`solvers.mccfr.SampledGame`: MCCFR drives the engine directly (no OpenSpiel
+wrapper in its loop), for hands whose full tree does not fit (the full Argentine hand).
+
+The game's parameter array ``g`` is the rules array, then dealer, scores and the deck. A history entry is
+``128 * player + action``. The information-state key hashes what the acting player knows, as the OpenSpiel
+games' information states do: their dealt cards, the vira, the public actions (an opponent's face-down card
+hidden) and, once an envido was accepted, the opponent's envido points (compared in the open).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from solvers.mccfr import MCCFRSolver, SampledGame
+from truco_lab import engine as E
+from truco_lab.cards import A_DOWN, A_RAISE
+from truco_lab.rules import R_SIZE, R_VIRA, RuleSet
+
+G_DEALER = R_SIZE
+G_SCORE = R_SIZE + 1
+G_NDECK = R_SIZE + 3
+G_DECK = R_SIZE + 4
+HISTORY_SIZE = 40
+
+
+def game_params(rules: RuleSet, score: tuple[int, int], dealer: int) -> np.ndarray:
+    deck = rules.deck
+    g = np.zeros(G_DECK + len(deck), np.int32)
+    g[:R_SIZE] = rules.to_array()
+    g[G_DEALER] = dealer
+    g[G_SCORE] = score[0]
+    g[G_SCORE + 1] = score[1]
+    g[G_NDECK] = len(deck)
+    g[G_DECK:] = deck
+    return g
+
+
+@nb.njit(cache=True)
+def t_deal(g, s, h, rng):
+    r = g[:R_SIZE]
+    nd = g[G_NDECK]
+    deck = g[G_DECK:G_DECK + nd].copy()
+    size = 7 if r[R_VIRA] != 0 else 6
+    cards = np.empty(7, np.int32)
+    for i in range(size):  # partial Fisher-Yates
+        j = i + E._rng_below(rng, nd - i)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+        cards[i] = deck[i]
+    E.new_hand(s, r, g[G_DEALER], g[G_SCORE], g[G_SCORE + 1], cards[:6], cards[6] if size == 7 else -1)
+    h[0] = 0
+
+
+@nb.njit(cache=True)
+def t_player(g, s):
+    return E.actor(s)
+
+
+@nb.njit(cache=True)
+def t_legal(g, s, out):
+    return E.legal_actions(s, g[:R_SIZE], out, False)
+
+
+@nb.njit(cache=True)
+def t_apply(g, s, h, a):
+    p = E.actor(s)
+    E.apply_unchecked(s, g[:R_SIZE], a)
+    h[0] += 1
+    h[h[0]] = 128 * p + a
+
+
+@nb.njit(cache=True)
+def t_utility(g, s, p):
+    return float(E.gain(s, p) - E.gain(s, 1 - p))
+
+
+@nb.njit(cache=True, inline="always")
+def _mix(k, x):
+    z = (k ^ np.uint64(x + 0x1000)) * np.uint64(0x9E3779B97F4A7C15)
+    return z ^ (z >> np.uint64(29))
+
+
+@nb.njit(cache=True)
+def t_key(g, s, h, p):
+    a = s[E.HAND + 3 * p]
+    b = s[E.HAND + 3 * p + 1]
+    c = s[E.HAND + 3 * p + 2]
+    lo = min(a, min(b, c))
+    hi = max(a, max(b, c))
+    k = _mix(np.uint64(0x51ED27), p)
+    k = _mix(k, lo)
+    k = _mix(k, a + b + c - lo - hi)
+    k = _mix(k, hi)
+    k = _mix(k, E.vira(s))
+    for i in range(1, h[0] + 1):
+        x = h[i]
+        q = x >> 7
+        act = x & 127
+        if q != p and A_DOWN <= act < A_RAISE:
+            x = 128 * q + 127  # the opponent's face-down card is hidden
+        k = _mix(k, x)
+    if E.envido_seen(s):
+        k = _mix(k, 1000 + E.envido_of(s, 1 - p))
+    return k
+
+
+def sampled_game(rules: RuleSet, score: tuple[int, int] = (0, 0), dealer: int = 1) -> SampledGame:
+    """One hand of ``rules`` at ``score`` with ``dealer``, for :class:`solvers.mccfr.MCCFRSolver`."""
+    return SampledGame(game_params(rules, score, dealer), E.STATE_SIZE, HISTORY_SIZE, t_deal, t_player, t_legal,
+                       t_apply, t_utility, t_key, f"{rules.name} {score[0]}x{score[1]} d{dealer}")
+
+
+def state_key(state, player: int) -> int:
+    """The MCCFR key of an OpenSpiel truco state's information set for ``player``."""
+    h = np.zeros(HISTORY_SIZE, np.int32)
+    h[0] = len(state.hand_actions)
+    for i, (q, a) in enumerate(state.hand_actions):
+        h[i + 1] = 128 * q + a
+    return int(t_key(np.zeros(1, np.int32), state.s, h, player))
+
+
+def exploitability(solver: MCCFRSolver, game) -> float:
+    """Exact exploitability (NashConv / 2, in points) of the MCCFR average strategy in OpenSpiel hand
+    ``game`` (small variants: the game is walked into a tree; sets MCCFR never visited play uniformly)."""
+    from solvers.cfr import best_response_values
+    from solvers.tree import build_openspiel_tree
+
+    tree = build_openspiel_tree(game, infoset_hook=state_key)
+    strat = np.zeros(tree.num_slots)
+    for i, k in enumerate(tree.infoset_extra):
+        o, n = int(tree.infoset_offset[i]), int(tree.infoset_nact[i])
+        strat[o:o + n] = solver.average(k, n)
+    b0, b1 = best_response_values(tree, strat)
+    return (b0 + b1) / 2.0
