@@ -133,6 +133,7 @@ def test_mccfr_table_full_is_a_clear_error():
 
 
 # ---- MCCFR driving the numba truco engine ----------------------------------------------------------
+@pytest.mark.slow
 def test_mccfr_drives_the_engine_and_converges_on_a_small_argentine_hand():
     """External sampling on the engine (no OpenSpiel in its loop); the exact exploitability of its average,
     measured by a best response on the walked OpenSpiel tree, falls; its keys are one-to-one with OpenSpiel's
