@@ -10,7 +10,7 @@ no Python in it:
 - ``player(g, s) -> int``: the player to act, -1 at a terminal (chance is sampled inside ``deal``/``apply``);
 - ``legal(g, s, out) -> int``: the legal actions, written to ``out``;
 - ``apply(g, s, h, action)``: play ``action`` in place;
-- ``utility(g, s, p) -> float``: player ``p``'s payoff at a terminal (two players, zero-sum);
+- ``utility(g, s, p) -> float``: player ``p``'s payoff at a terminal;
 - ``key(g, s, h, p) -> uint64``: a hash of player ``p``'s information state.
 
 Information sets live in an open-addressing hash table (uint64 keys) over flat regret and strategy-sum
@@ -46,6 +46,7 @@ class SampledGame:
     utility: object
     key: object
     name: str = ""
+    num_players: int = 2  # more than two (a team game): CFR's average carries no equilibrium guarantee
 
 
 @nb.njit(cache=True, inline="always")
@@ -199,10 +200,10 @@ def _outcome(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d, p, w
 
 @nb.njit(cache=True)
 def _iterate(deal, player, legal, apply, utility, key, g, S, H, A, P, V, t0, iters, outcome, eps, linear, keys,
-             index, ioff, inact, regrets, ssum, cnt, rng):
+             index, ioff, inact, regrets, ssum, cnt, rng, nplayers):
     for t in range(t0, t0 + iters):
         w = float(t + 1) if linear else 1.0
-        for p in range(2):
+        for p in range(nplayers):
             deal(g, S[0], H[0], rng)
             if outcome:
                 _outcome(deal, player, legal, apply, utility, key, g, S, H, A, P, V, 0, p, w, eps, 1.0, 1.0, 1.0,
@@ -278,12 +279,15 @@ class MCCFRSolver:
         return int(self.cnt[0])
 
     def iterate(self, n: int = 1) -> None:
-        """Run ``n`` iterations (one traversal per player each)."""
+        """Run ``n`` iterations (one traversal per player each).
+
+        Interrupted (Ctrl-C) between calls, nothing is half-updated: keep ``n`` modest and loop."""
         gm = self.game
         t = time.perf_counter()
         done = _iterate(gm.deal, gm.player, gm.legal, gm.apply, gm.utility, gm.key, gm.g, self.S, self.H, self.A,
                         self.P, self.V, self.iteration, int(n), self.sampling == "outcome", self.epsilon, self.linear,
-                        self.keys, self.index, self.ioff, self.inact, self.regrets, self.ssum, self.cnt, self.rng)
+                        self.keys, self.index, self.ioff, self.inact, self.regrets, self.ssum, self.cnt, self.rng,
+                        gm.num_players)
         self.seconds += time.perf_counter() - t
         self.iteration = int(done)
         if self.cnt[3] == -1:

@@ -46,6 +46,7 @@ from truco_lab.rules import (
     R_NLADDER,
     R_RAISE_TO_WIN,
     R_RERAISE,
+    R_SEATS,
     R_STRENGTH,
     R_TABLE,
     R_TARGET,
@@ -53,43 +54,46 @@ from truco_lab.rules import (
 )
 
 # ---- state layout -------------------------------------------------------
+# Seats: 2 (heads-up) or 4 (two against two, partners facing: teams 0+2 and 1+3). Per-seat blocks have
+# room for four seats; a seat's side (team) is ``seat & 1``, so with two seats a side is a player.
 DEALER = 0
-SCORE = 1  # 2 slots, scores at the start of the hand (updated when it ends)
+SCORE = 1  # 2 slots, each side's score at the start of the hand (updated when it ends)
 VALUE = 3  # accepted hand value
 VIRA = 4  # vira card id
 MANILHA = 5  # manilha rank index
-HAND = 6  # 6 slots: player p's cards at HAND + 3p .. +2 (-1 = unknown, already played)
-PLAYED = 12  # 2 slots: bitmask of played hand slots per player
-NROUNDS = 14  # completed rounds
-RWIN = 15  # 3 slots: round winner (0, 1, TIE)
-RLEAD = 18  # 3 slots: round leader
-PCARD = 21  # 6 slots: card of play k (0 leader, 1 follower) in round i at PCARD + 2i + k (-1 unknown)
-PDOWN = 27  # 6 slots: 1 if that play was face down
-CUR_LEADER = 33
-CUR_N = 34  # plays made in the current round (0 or 1)
-PEND_TO = 35  # pending raise target (0 = none)
-PEND_PREV = 36  # value a fold would pay
-PEND_BY = 37  # raiser of the pending raise
-LAST_RAISER = 38  # -1 = nobody raised yet
-DECISION = 39  # player who owes the mão de onze decision (-1 = none)
-LOCKED = 40  # raises locked for the whole hand
-WINNER = 41  # -1 live, 0/1 winner, DRAW
-POINTS = 42  # points the winner got (after the cap)
-AWARDED = 43  # points the hand paid before the cap
+HAND = 6  # 12 slots: seat p's cards at HAND + 3p .. +2 (-1 = unknown)
+PLAYED = 18  # 4 slots: bitmask of played hand slots per seat
+NROUNDS = 22  # completed rounds
+RWIN = 23  # 3 slots: round winner side (0, 1, TIE)
+RLEAD = 26  # 3 slots: round leader seat
+PCARD = 29  # 12 slots: card of the x-th play of the hand, x = seats * round + k (-1 unknown)
+PDOWN = 41  # 12 slots: 1 if that play was face down
+CUR_LEADER = 53
+CUR_N = 54  # plays made in the current round (0 .. seats - 1)
+PEND_TO = 55  # pending raise target (0 = none)
+PEND_PREV = 56  # value a fold would pay
+PEND_BY = 57  # seat of the pending raise's raiser
+LAST_RAISER = 58  # seat of the last raiser (-1 = nobody raised yet); its side may not raise next
+DECISION = 59  # seat that owes the mão de onze decision (-1 = none)
+LOCKED = 60  # raises locked for the whole hand
+WINNER = 61  # -1 live, 0/1 winning side, DRAW
+POINTS = 62  # points the winner got (after the cap)
+AWARDED = 63  # points the hand paid before the cap
 # Argentine truco (seed 004): envido and flor points are scored apart from the truco award
-START = 44  # 2 slots: scores when the hand started (SCORE moves when it ends)
-BONUS = 46  # 2 slots: envido and flor points each player earned this hand (scored before the truco award)
-ENV_OPEN = 48  # 1 while an envido may still be sung
-ENV_TO = 49  # pending envido stake (0 = no envido pending)
-ENV_PREV = 50  # what "no quiero" pays the caller of the pending envido
-ENV_BY = 51  # caller of the pending envido (-1 = none)
-ENV_CALLS = 52  # 3 slots: envidos, real envidos and falta envidos sung this hand
-ENV_WIN = 55  # player who scored the envido (-1 = none)
-ENV_SEEN = 56  # 1 once an envido was accepted: both envidos were compared, in the open
-ENVP = 57  # 2 slots: each player's envido points
-FLOR = 59  # bitmask of players holding a flor
-FLOR_TODO = 60  # bitmask of flor holders yet to announce it
-STATE_SIZE = 61
+START = 64  # 2 slots: scores when the hand started (SCORE moves when it ends)
+BONUS = 66  # 2 slots: envido and flor points each player earned this hand (scored before the truco award)
+ENV_OPEN = 68  # 1 while an envido may still be sung
+ENV_TO = 69  # pending envido stake (0 = no envido pending)
+ENV_PREV = 70  # what "no quiero" pays the caller of the pending envido
+ENV_BY = 71  # caller of the pending envido (-1 = none)
+ENV_CALLS = 72  # 3 slots: envidos, real envidos and falta envidos sung this hand
+ENV_WIN = 75  # player who scored the envido (-1 = none)
+ENV_SEEN = 76  # 1 once an envido was accepted: both envidos were compared, in the open
+ENVP = 77  # 2 slots: each player's envido points
+FLOR = 79  # bitmask of players holding a flor
+FLOR_TODO = 80  # bitmask of flor holders yet to announce it
+EXTRA_SEATS = 81  # seats beyond two (0 heads-up, 2 for two against two): a zeroed state is heads-up
+STATE_SIZE = 82
 
 TIE = 2
 DRAW = 2
@@ -218,9 +222,21 @@ def round_plays(s) -> int:
 
 
 @nb.njit(cache=True, inline="always")
+def seats(s) -> int:
+    """Seats at the table: 2, or 4 when two play against two."""
+    return 2 + s[EXTRA_SEATS]
+
+
+@nb.njit(cache=True, inline="always")
+def side(seat) -> int:
+    """The side (team) of a seat: partners face each other, so seats 0 and 2 are side 0."""
+    return seat & 1
+
+
+@nb.njit(cache=True, inline="always")
 def nplays(s) -> int:
     """Cards played in the hand so far."""
-    return 2 * s[NROUNDS] + s[CUR_N]
+    return seats(s) * s[NROUNDS] + s[CUR_N]
 
 
 @nb.njit(cache=True, inline="always")
@@ -304,9 +320,10 @@ def round_winner(s, k) -> int:
 
 @nb.njit(cache=True, inline="always")
 def play_owner(s, x) -> int:
-    """The player who made the ``x``-th play."""
-    lead = round_leader(s, x >> 1)
-    return lead if (x & 1) == 0 else 1 - lead
+    """The seat that made the ``x``-th play."""
+    ns = seats(s)
+    lead = round_leader(s, x // ns)
+    return (lead + x % ns) % ns
 
 
 @nb.njit(cache=True, inline="always")
@@ -350,6 +367,8 @@ def strength(card: int, down: int, manilha: int, r) -> int:
 def new_hand(s, r, dealer, score0, score1, cards, vira):
     """Start a hand: ``cards`` holds player 0's three then player 1's three."""
     s[:] = 0
+    ns = r[R_SEATS]
+    s[EXTRA_SEATS] = ns - 2
     s[DEALER] = dealer
     s[SCORE] = score0
     s[SCORE + 1] = score1
@@ -359,11 +378,12 @@ def new_hand(s, r, dealer, score0, score1, cards, vira):
     else:  # no vira turned: manilhas are the rules' fixed cards
         s[VIRA] = -1
         s[MANILHA] = -1
-    for i in range(6):
+    for i in range(3 * ns):
         s[HAND + i] = cards[i]
-    for i in range(6):
+    for i in range(12):
         s[PCARD + i] = -1
-    s[CUR_LEADER] = 1 - dealer
+    mano = (dealer + 1) % ns
+    s[CUR_LEADER] = mano
     s[LAST_RAISER] = -1
     s[DECISION] = -1
     s[WINNER] = -1
@@ -373,11 +393,11 @@ def new_hand(s, r, dealer, score0, score1, cards, vira):
         if score0 == eleven and score1 == eleven:
             s[VALUE] = r[R_ELEVEN_ELEVEN_VALUE]
             s[LOCKED] = 1
-        elif score0 == eleven:
-            s[DECISION] = 0
+        elif score0 == eleven:  # the side's first seat in play order decides, having seen its partner's cards
+            s[DECISION] = mano if side(mano) == 0 else (mano + 1) % ns
             s[LOCKED] = 1
         elif score1 == eleven:
-            s[DECISION] = 1
+            s[DECISION] = mano if side(mano) == 1 else (mano + 1) % ns
             s[LOCKED] = 1
     if r[R_NLADDER] <= 1:
         s[LOCKED] = 1
@@ -433,11 +453,10 @@ def actor(s) -> int:
         return s[DECISION]
     if s[ENV_TO] != 0:  # an envido is answered first, even over a pending truco (seed 004 §8)
         return 1 - s[ENV_BY]
-    if s[PEND_TO] != 0:
-        return 1 - s[PEND_BY]
-    if s[CUR_N] == 0:
-        return s[CUR_LEADER]
-    return 1 - s[CUR_LEADER]
+    ns = seats(s)
+    if s[PEND_TO] != 0:  # "the next player, on the other side" answers
+        return (s[PEND_BY] + 1) % ns
+    return (s[CUR_LEADER] + s[CUR_N]) % ns
 
 
 @nb.njit(cache=True, inline="always")
@@ -479,12 +498,14 @@ def blind_card(s, p) -> int:
 @nb.njit(cache=True)
 def next_raise_index(s, r, player) -> int:
     """Ladder index ``player`` may raise to now, or -1 (ignores whose turn it is)."""
-    if s[LOCKED] != 0 or s[DECISION] >= 0 or s[LAST_RAISER] == player or s[ENV_TO] != 0 or s[FLOR_TODO] != 0:
+    if s[LOCKED] != 0 or s[DECISION] >= 0 or s[ENV_TO] != 0 or s[FLOR_TODO] != 0:
         return -1
+    if s[LAST_RAISER] >= 0 and side(s[LAST_RAISER]) == side(player):
+        return -1  # only the side that accepted may raise next
     if s[PEND_TO] != 0 and r[R_RERAISE] == 0:
         return -1  # seed 004 §7: a truco is answered by quiero or no quiero; the accepter raises later
     cur = s[PEND_TO] if s[PEND_TO] != 0 else s[VALUE]
-    if r[R_RAISE_TO_WIN] == 0 and s[SCORE + player] + cur >= r[R_TARGET]:
+    if r[R_RAISE_TO_WIN] == 0 and s[SCORE + side(player)] + cur >= r[R_TARGET]:
         return -1  # seed 001: accepting the stake would already give the raiser the match
     i = _ladder_index(r, cur)
     if i < 0 or i + 1 >= r[R_NLADDER]:
@@ -603,21 +624,28 @@ def hand_result(rwin, nrounds, first_leader, all_tied_mode) -> int:
 def _resolve_round(s, r):
     k = s[NROUNDS]
     lead = s[CUR_LEADER]
-    a = strength(s[PCARD + 2 * k], s[PDOWN + 2 * k], s[MANILHA], r)
-    b = strength(s[PCARD + 2 * k + 1], s[PDOWN + 2 * k + 1], s[MANILHA], r)
-    if a > b:
-        w = lead
-    elif b > a:
-        w = 1 - lead
-    else:
-        w = TIE
+    ns = seats(s)
+    best = -2
+    top = -1  # first seat, in play order, with the strongest card
+    sides = 0  # bitmask of the sides holding the strongest card
+    for j in range(ns):
+        x = strength(s[PCARD + ns * k + j], s[PDOWN + ns * k + j], s[MANILHA], r)
+        seat = (lead + j) % ns
+        if x > best:
+            best = x
+            top = seat
+            sides = 1 << side(seat)
+        elif x == best:
+            sides |= 1 << side(seat)
+    # "two equal cards from the two sides tie the trick"; partners tying at the top still take it
+    w = TIE if sides == 3 else side(top)
     s[RWIN + k] = w
     s[RLEAD + k] = lead
     s[NROUNDS] = k + 1
     s[CUR_N] = 0
     if w != TIE:
-        s[CUR_LEADER] = w
-    res = hand_result(s[RWIN : RWIN + 3], k + 1, 1 - s[DEALER], r[R_ALL_TIED])
+        s[CUR_LEADER] = top  # the strongest card leads next; after a tie the same seat leads again
+    res = hand_result(s[RWIN : RWIN + 3], k + 1, side((s[DEALER] + 1) % ns), r[R_ALL_TIED])
     if res >= 0:
         _finish(s, r, res, s[VALUE])
 
@@ -627,7 +655,7 @@ def check_action(s, r, player, action) -> int:
     """0 if ``player`` may take ``action`` now, else a stable error code."""
     if s[WINNER] >= 0:
         return E_HAND_ALREADY_DECIDED
-    if player != 0 and player != 1:
+    if player < 0 or player >= seats(s):
         return E_INVALID_PLAYER
     if player != actor(s):
         return E_ACT_OUT_OF_TURN
@@ -695,11 +723,12 @@ def apply_unchecked(s, r, action):
             if s[HAND + 3 * p + i] == card:
                 s[PLAYED + p] |= 1 << i
         k = s[NROUNDS]
-        j = 2 * k + s[CUR_N]
+        ns = seats(s)
+        j = ns * k + s[CUR_N]
         s[PCARD + j] = card
         s[PDOWN + j] = down
-        if s[CUR_N] == 0:
-            s[CUR_N] = 1
+        if s[CUR_N] < ns - 1:
+            s[CUR_N] += 1
         else:
             _resolve_round(s, r)
     elif action < A_ACCEPT:
@@ -722,24 +751,24 @@ def apply_unchecked(s, r, action):
     elif action == A_FOLD:
         prev = s[PEND_PREV]
         s[PEND_TO] = 0
-        _finish(s, r, 1 - p, prev)
+        _finish(s, r, 1 - side(p), prev)
     elif action == A_CONCEDE:
         if r[R_DECK] != 0:
             # seed 003: going to the deck in the first trick before the envido is sung costs one more
             extra = r[R_DECK_EXTRA] if s[NROUNDS] == 0 and s[ENV_OPEN] != 0 else 0
-            _finish(s, r, 1 - p, s[VALUE] + extra)
+            _finish(s, r, 1 - side(p), s[VALUE] + extra)
         elif s[PEND_TO] != 0:
             prev = s[PEND_PREV]
             s[PEND_TO] = 0
-            _finish(s, r, 1 - p, prev)
+            _finish(s, r, 1 - side(p), prev)
         else:
-            _finish(s, r, 1 - p, s[VALUE])
+            _finish(s, r, 1 - side(p), s[VALUE])
     elif action == A_ACCEPT_ELEVEN:
         s[VALUE] = r[R_ELEVEN_VALUE]
         s[DECISION] = -1
     else:  # A_FOLD_ELEVEN
         s[DECISION] = -1
-        _finish(s, r, 1 - p, r[R_ELEVEN_FOLD])
+        _finish(s, r, 1 - side(p), r[R_ELEVEN_FOLD])
 
 
 @nb.njit(cache=True)
@@ -873,14 +902,15 @@ def _rng_below(state, n) -> int:
 def _play_one(s, r, src, deck, cards, buf, rng, dealer, score0, score1, with_concede):
     nd = deck.shape[0]
     deck[:] = src  # same start every hand: results independent of thread split
-    # partial Fisher-Yates: first 7 cards of a shuffled copy of the deck
-    for i in range(7):
+    # partial Fisher-Yates: the first 3 * seats + 1 cards of a shuffled copy of the deck
+    m = 3 * r[R_SEATS]
+    for i in range(min(m + 1, nd)):
         j = i + _rng_below(rng, nd - i)
         t = deck[i]
         deck[i] = deck[j]
         deck[j] = t
         cards[i] = deck[i]
-    new_hand(s, r, dealer, score0, score1, cards, cards[6])
+    new_hand(s, r, dealer, score0, score1, cards, cards[m] if r[R_VIRA] != 0 else -1)
     steps = 0
     while s[WINNER] < 0:
         n = legal_actions(s, r, buf, with_concede)
@@ -895,7 +925,7 @@ def _random_hands(r, deck, n, seed, dealer, score0, score1, with_concede, out, n
     for t in nb.prange(nthreads):
         s = np.empty(STATE_SIZE, np.int32)
         d = deck.copy()
-        cards = np.empty(7, np.int32)
+        cards = np.empty(13, np.int32)
         buf = np.empty(MAX_LEGAL, np.int32)
         rng = np.empty(1, np.uint64)
         lo = t * chunk
@@ -924,7 +954,7 @@ def random_hands(r, deck, n, seed, dealer, score0, score1, with_concede, out) ->
 def random_matches(r, deck, n, seed, with_concede, out):
     """Play ``n`` whole matches at random; ``out[i]`` = (winner, score0, score1, hands)."""
     s = np.empty(STATE_SIZE, np.int32)
-    cards = np.empty(7, np.int32)
+    cards = np.empty(13, np.int32)
     buf = np.empty(MAX_LEGAL, np.int32)
     rng = np.empty(1, np.uint64)
     d = deck.copy()

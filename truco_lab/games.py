@@ -24,8 +24,22 @@ MAX_HAND_ACTIONS_ENVIDO = MAX_HAND_ACTIONS + 7
 ENVIDO_MAX = 33  # the highest envido (7 and 6 of a suit)
 
 
+MAX_HAND_ACTIONS_TEAMS = MAX_HAND_ACTIONS + 6  # six more cards with four seats
+
+
 def max_hand_actions(rules: RuleSet) -> int:
+    if rules.seats == 4:
+        return MAX_HAND_ACTIONS_TEAMS
     return MAX_HAND_ACTIONS_ENVIDO if (rules.envido or rules.flor) else MAX_HAND_ACTIONS
+
+
+def sees_partner(rules: RuleSet, score, seat: int) -> bool:
+    """Two against two, seed 003: a side on eleven decides its hand "after seeing its cards and its partner's"
+    (not at 11 x 11, where nobody decides)."""
+    if rules.seats != 4 or not rules.mao_de_onze:
+        return False
+    t = rules.target - 1
+    return score[seat % 2] == t and score[1 - seat % 2] != t
 
 
 def max_hands(rules: RuleSet) -> int:
@@ -55,12 +69,15 @@ _ARG_PARAMS = {
     "strategic": True,
 }
 _ARG_MATCH_PARAMS = {k: v for k, v in _ARG_PARAMS.items() if k not in ("dealer", "score0", "score1")}
+_TEAM_PARAMS = {"dealer": 3, "score0": 0, "score1": 0, "strategic": True, "ranks": PAULISTA.ranks,
+                "suits": PAULISTA.suits, "max_stake": 12}
+_TEAM_MATCH_PARAMS = {k: v for k, v in _TEAM_PARAMS.items() if k not in ("dealer", "score0", "score1")}
 _LEGAL_BUF = np.empty(E.MAX_LEGAL, np.int32)  # scratch; the jitted call holds the GIL
 _COMB = [[comb(n, k) for k in range(4)] for n in range(41)]
 _MATCH_PARAMS = {k: v for k, v in _PARAMS.items() if k not in ("dealer", "score0", "score1")}
 
 
-def _game_type(short: str, long: str, params: dict) -> pyspiel.GameType:
+def _game_type(short: str, long: str, params: dict, players: int = 2) -> pyspiel.GameType:
     return pyspiel.GameType(
         short_name=short,
         long_name=long,
@@ -69,8 +86,8 @@ def _game_type(short: str, long: str, params: dict) -> pyspiel.GameType:
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.ZERO_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=2,
-        min_num_players=2,
+        max_num_players=players,
+        min_num_players=players,
         provides_information_state_string=True,
         provides_information_state_tensor=True,
         provides_observation_string=True,
@@ -86,11 +103,25 @@ ARG_MATCH_GAME_TYPE = _game_type("truco_argentino_match", "Truco Argentino (matc
                                  _ARG_MATCH_PARAMS)
 
 
+TEAM_GAMES = {}  # short name -> (rule set name, match?)
+for _rs in ("paulista", "mineiro"):
+    for _match in (False, True):
+        _name = f"truco_{_rs}_2v2" + ("_match" if _match else "")
+        TEAM_GAMES[_name] = (_rs, _match)
+TEAM_GAME_TYPES = {
+    name: _game_type(name, f"Truco {rs.capitalize()} two against two ({'match to 12' if m else 'one hand'})",
+                     _TEAM_MATCH_PARAMS if m else _TEAM_PARAMS, players=4)
+    for name, (rs, m) in TEAM_GAMES.items()
+}
+
+
 def rules_from_params(params: dict) -> RuleSet:
     """RuleSet for the game parameters: ``rules`` (a named rule set, default paulista) on the deck
     ``ranks`` x ``suits`` with the ladder cut at ``max_stake``. The Argentine games name their rule set
     by their own parameters: ``flor``, ``target``, ``deck_penalty``."""
-    if "flor" in params:
+    if "seats" in params:  # the two-against-two games
+        base = replace(rule_set(params["rules"]), name=f"{params['rules']}_2v2", seats=4)
+    elif "flor" in params:
         target = params["target"]
         if isinstance(target, bool) or not isinstance(target, int) or not 2 <= target <= 30:
             raise ValueError(f"truco_argentino: target must be an integer in 2..30, got {target!r}")
@@ -104,7 +135,7 @@ def rules_from_params(params: dict) -> RuleSet:
 
 
 def _check_hand_params(p: dict, rules: RuleSet) -> None:
-    check_start(rules, p["score0"], p["score1"], p["dealer"], "truco_paulista: ")
+    check_start(rules, p["score0"], p["score1"], p["dealer"], f"{p.get('_name', 'truco_paulista')}: ")
 
 
 @dataclass(frozen=True)
@@ -136,12 +167,13 @@ class _Config:
 
 class _TrucoGameBase(pyspiel.Game):
     match = False
+    _extra: dict = {}  # parameters fixed by the game's name (the two-against-two games: seats and rules)
 
     def __init__(self, game_type: pyspiel.GameType, defaults: dict, params: dict | None) -> None:
         p = dict(defaults)
         p.update(params or {})
         self.params = p
-        self.rules = rules_from_params(p)
+        self.rules = rules_from_params({**p, **type(self)._extra})
         if self.rules.pack == "spanish":
             p["ranks"] = self.rules.ranks  # canonical codes: game strings must round-trip (no commas)
         self.rules_array = self.rules.to_array()
@@ -153,7 +185,7 @@ class _TrucoGameBase(pyspiel.Game):
         info = pyspiel.GameInfo(
             num_distinct_actions=self.rules.n_actions,
             max_chance_outcomes=N_CARDS,
-            num_players=2,
+            num_players=self.rules.seats,
             min_utility=-1.0 if self.match else -hi,
             max_utility=1.0 if self.match else hi,
             utility_sum=0.0,
@@ -208,6 +240,29 @@ class ArgentinoMatchGame(TrucoMatchGame):
         _TrucoGameBase.__init__(self, ARG_MATCH_GAME_TYPE, _ARG_MATCH_PARAMS, params)
 
 
+def _team_game(name: str):
+    rs, match = TEAM_GAMES[name]
+    defaults = _TEAM_MATCH_PARAMS if match else _TEAM_PARAMS
+
+    class TeamGame(TrucoMatchGame if match else TrucoHandGame):
+        _extra = {"seats": 4, "rules": rs}
+
+        __doc__ = (f"Truco {rs} two against two (seed 003): partners facing, seats 0 and 2 against 1 and 3, "
+                   + ("a whole match to 12; seat 3 deals first." if match else "one hand at a given score."))
+
+        def __init__(self, params: dict | None = None) -> None:
+            _TrucoGameBase.__init__(self, TEAM_GAME_TYPES[name], defaults, params)
+
+        def new_initial_state(self) -> TrucoState:
+            if match:
+                return TrucoState(self, 3, 0, 0)
+            p = self.params
+            return TrucoState(self, int(p["dealer"]), int(p["score0"]), int(p["score1"]))
+
+    TeamGame.__name__ = TeamGame.__qualname__ = "".join(w.capitalize() for w in name.split("_")) + "Game"
+    return TeamGame
+
+
 class TrucoState(pyspiel.State):
     """A hand (or match) in progress: dealing by chance, then engine play."""
 
@@ -244,7 +299,7 @@ class TrucoState(pyspiel.State):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         k = len(self.deal)
         used = self.deal
-        if k == 6:
+        if k == 3 * self._g.rules.seats:  # the vira
             rest = [c for c in self._g.deck_list if c not in used]
             p = 1.0 / len(rest)
             return [(c, p) for c in rest]
@@ -266,16 +321,17 @@ class TrucoState(pyspiel.State):
             k = len(self.deal)
             ordered = sees_own_cards(self._g.rules, self.start_score)
             if action in self.deal or action not in self._g.deck_set or (
-                    ordered and k % 3 and k < 6 and action < self.deal[-1]):
+                    ordered and k % 3 and k < 3 * self._g.rules.seats and action < self.deal[-1]):
                 raise ValueError(
                     f"chance outcome {self._g.cstr(action)} is impossible here: each player's cards are dealt "
                     f"in increasing id, from the deck, without repeats (dealt so far: {self.deal})"
                 )
             self.deal.append(int(action))
             if len(self.deal) == self._g.deal_size:
+                m = 3 * self._g.rules.seats
                 E.new_hand(
                     self.s, self._g.rules_array, self.dealer, self.start_score[0], self.start_score[1],
-                    np.array(self.deal[:6], np.int32), self.deal[6] if self._g.deal_size == 7 else -1,
+                    np.array(self.deal[:m], np.int32), self.deal[m] if self._g.deal_size > m else -1,
                 )
                 if not sees_own_cards(self._g.rules, self.start_score):
                     self._play_blind()
@@ -305,7 +361,7 @@ class TrucoState(pyspiel.State):
             if max(sc) >= target:
                 self.match_winner = 0 if sc[0] >= target else 1
             else:
-                self.dealer = 1 - self.dealer
+                self.dealer = (self.dealer + 1) % self._g.rules.seats  # the deal passes round the table
                 self.start_score = sc
                 self.deal = []
                 self.hand_actions = []
@@ -327,14 +383,16 @@ class TrucoState(pyspiel.State):
         return self._g.astr(action)
 
     def returns(self) -> list[float]:
+        ns = self._g.rules.seats
         if self._g.match:
             if self.match_winner < 0:
-                return [0.0, 0.0]
-            return [1.0, -1.0] if self.match_winner == 0 else [-1.0, 1.0]
-        if len(self.deal) < self._g.deal_size or E.winner(self.s) < 0:
-            return [0.0, 0.0]
-        d = float(E.gain(self.s, 0) - E.gain(self.s, 1))  # envido and flor points included
-        return [d, -d]
+                return [0.0] * ns
+            d = 1.0 if self.match_winner == 0 else -1.0
+        elif len(self.deal) < self._g.deal_size or E.winner(self.s) < 0:
+            return [0.0] * ns
+        else:
+            d = float(E.gain(self.s, 0) - E.gain(self.s, 1))  # envido and flor points included
+        return [d if seat % 2 == 0 else -d for seat in range(ns)]  # partners share their side's result
 
     def __str__(self) -> str:
         parts = []
@@ -346,7 +404,8 @@ class TrucoState(pyspiel.State):
     @property
     def vira(self) -> int:
         """This hand's vira card id (-1 before it is dealt, and always in rule sets without a vira)."""
-        return self.deal[6] if len(self.deal) == 7 else -1
+        m = 3 * self._g.rules.seats
+        return self.deal[m] if len(self.deal) == m + 1 else -1
 
     # ---- helpers for observers ---------------------------------------
     def hand_blocks(self):
@@ -357,21 +416,21 @@ class TrucoState(pyspiel.State):
 
 
 def _vira_str(g: _Config, deal) -> str:
-    if g.deal_size == 6:
+    m = 3 * g.rules.seats
+    if g.deal_size == m:
         return "none"
-    return g.cstr(deal[6]) if len(deal) == 7 else "?"
+    return g.cstr(deal[m]) if len(deal) == m + 1 else "?"
 
 
 def _hand_str(g: _Config, dealer, score, deal, acts) -> str:
-    h0 = " ".join(g.cstr(c) for c in deal[:3])
-    h1 = " ".join(g.cstr(c) for c in deal[3:6])
+    hands = " ".join(f"p{i} [{' '.join(g.cstr(c) for c in deal[3 * i:3 * i + 3])}]" for i in range(g.rules.seats))
     hist = ", ".join(f"p{p}:{g.astr(a)}" for p, a in acts)
     sc = f"{score[0]}-{score[1]}"
     if g.rules.pack == "spanish":
         from truco_lab.spanish import score_str
 
         sc += f" ({score_str(score[0])} - {score_str(score[1])})"
-    return f"dealer {dealer} score {sc} | p0 [{h0}] p1 [{h1}] vira {_vira_str(g, deal)} | {hist}"
+    return f"dealer {dealer} score {sc} | {hands} vira {_vira_str(g, deal)} | {hist}"
 
 
 def _public_action(g: _Config, player: int, action: int, viewer: int) -> str:
@@ -382,19 +441,22 @@ def _public_action(g: _Config, player: int, action: int, viewer: int) -> str:
 
 # ---- observation tensor layout -------------------------------------------
 def _obs_pieces(rules: RuleSet) -> list[tuple[str, int]]:
+    ns = rules.seats
     pieces = [
-        ("player", 2),
-        ("dealer", 2),
+        ("player", ns),
+        ("dealer", ns),
         ("score", 2 * (rules.target + 1)),
         ("vira", N_CARDS),
         ("hand", N_CARDS),  # cards still held (observation) or dealt (information state)
         ("value", 5),
         ("pending_to", 5),
-        ("pending_by", 2),
-        ("last_raiser", 2),
-        ("decision", 2),
-        ("rounds", 3 * (2 + 3 + 2 * (N_CARDS + 1))),
+        ("pending_by", ns),
+        ("last_raiser", ns),
+        ("decision", ns),
+        ("rounds", 3 * (ns + 3 + ns * (N_CARDS + 1))),
     ]
+    if ns == 4:
+        pieces.append(("partner", N_CARDS))
     if rules.envido or rules.flor:
         pieces += [("envido_pending", 2 * (rules.target + 1)), ("envido_by", 2), ("envido_calls", 9),
                    ("bonus", 2 * (rules.target + 1)), ("envidos_shown", 2 * (ENVIDO_MAX + 1))]
@@ -402,7 +464,7 @@ def _obs_pieces(rules: RuleSet) -> list[tuple[str, int]]:
 
 
 def _act_width(rules: RuleSet) -> int:
-    return 2 + rules.n_actions + 1  # actor, action, "hidden face-down card" flag
+    return rules.seats + rules.n_actions + 1  # actor, action, "hidden face-down card" flag
 
 
 def _ladder_slot(rules: RuleSet, value: int) -> int:
@@ -449,9 +511,12 @@ class TrucoObserver:
         if self.perfect_recall:
             nh = max_hands(rules) if game.match else 1
             extra = [("shown", 2 * (ENVIDO_MAX + 1))] if self.envido else []
-            pieces = [("player", 2)] + [
+            if rules.seats == 4:
+                extra.append(("partner", N_CARDS))
+            ns = rules.seats
+            pieces = [("player", ns)] + [
                 (f"h{i}_{name}", size) for i in range(nh) for name, size in
-                [("dealer", 2), ("score", 2 * self.sw), ("vira", N_CARDS), ("dealt", N_CARDS),
+                [("dealer", ns), ("score", 2 * self.sw), ("vira", N_CARDS), ("dealt", N_CARDS),
                  ("history", max_hand_actions(rules) * _act_width(rules)), *extra]
             ]
         total = sum(n for _, n in pieces)
@@ -469,24 +534,30 @@ class TrucoObserver:
         sw = self.sw
         d["player"][player] = 1
         rules = self.game.rules
+        ns = rules.seats
         if self.perfect_recall:
             na = rules.n_actions
             for i, (dealer, score, deal, acts) in enumerate(state.hand_blocks()):
                 d[f"h{i}_dealer"][dealer] = 1
                 d[f"h{i}_score"][score[0]] = 1
                 d[f"h{i}_score"][sw + score[1]] = 1
-                if len(deal) == 7 and self.game.deal_size == 7 and self.public:
-                    d[f"h{i}_vira"][deal[6]] = 1
+                m = 3 * ns
+                if len(deal) == m + 1 and self.game.deal_size == m + 1 and self.public:
+                    d[f"h{i}_vira"][deal[m]] = 1
                 if self.private and sees_own_cards(rules, score):
                     for c in deal[3 * player : 3 * player + 3]:
                         d[f"h{i}_dealt"][c] = 1
+                if self.private and sees_partner(rules, score, player):
+                    q = (player + 2) % ns
+                    for c in deal[3 * q : 3 * q + 3]:
+                        d[f"h{i}_partner"][c] = 1
                 h = d[f"h{i}_history"].reshape(max_hand_actions(rules), _act_width(rules))
                 for j, (p, a) in enumerate(acts):
                     h[j, p] = 1
                     if A_DOWN <= a < A_RAISE and p != player:
-                        h[j, 2 + na] = 1
+                        h[j, ns + na] = 1
                     else:
-                        h[j, 2 + a] = 1
+                        h[j, ns + a] = 1
                 if self.envido and self.public and envidos_shown(state, acts, deal):
                     from truco_lab.spanish import envido_points
 
@@ -504,13 +575,18 @@ class TrucoObserver:
                 for c in state.deal[3 * player : 3 * player + 3]:
                     d["hand"][c] = 1
             return
-        if self.game.deal_size == 7:
+        if rules.vira:
             d["vira"][E.vira(s)] = 1
         if self.private and sees:
             for i in range(3):
                 c = E.held_card(s, player, i)
                 if c >= 0:
                     d["hand"][c] = 1
+        if self.private and sees_partner(rules, sc, player):
+            for i in range(3):
+                c = E.held_card(s, (player + 2) % ns, i)
+                if c >= 0:
+                    d["partner"][c] = 1
         d["value"][_ladder_slot(rules, int(E.value(s)))] = 1
         if E.pending_to(s):
             d["pending_to"][_ladder_slot(rules, int(E.pending_to(s)))] = 1
@@ -530,19 +606,19 @@ class TrucoObserver:
             if E.envido_seen(s) and self.public:
                 d["envidos_shown"][int(E.envido_of(s, 0))] = 1
                 d["envidos_shown"][ENVIDO_MAX + 1 + int(E.envido_of(s, 1))] = 1
-        rounds = d["rounds"].reshape(3, 2 + 3 + 2 * (N_CARDS + 1))
+        rounds = d["rounds"].reshape(3, ns + 3 + ns * (N_CARDS + 1))
         for k in range(min(3, int(E.nrounds(s)) + 1)):
             done = k < E.nrounds(s)
             lead = int(E.round_leader(s, k))
             rounds[k, lead] = 1
             if done:
-                rounds[k, 2 + int(E.round_winner(s, k))] = 1
-            nplays = 2 if done else int(E.round_plays(s))
+                rounds[k, ns + int(E.round_winner(s, k))] = 1
+            nplays = ns if done else int(E.round_plays(s))
             for j in range(nplays):
-                c = int(E.play_card(s, 2 * k + j))
-                who = lead if j == 0 else 1 - lead
-                base = 5 + j * (N_CARDS + 1)
-                if E.play_down(s, 2 * k + j):
+                c = int(E.play_card(s, ns * k + j))
+                who = (lead + j) % ns
+                base = ns + 3 + j * (N_CARDS + 1)
+                if E.play_down(s, ns * k + j):
                     rounds[k, base + N_CARDS] = 1
                     if who == player and self.private:
                         rounds[k, base + c] = 1
@@ -555,6 +631,9 @@ class TrucoObserver:
             for dealer, score, deal, acts in state.hand_blocks():
                 mine = " ".join(self.game.cstr(c) for c in deal[3 * player : 3 * player + 3]) \
                     if self.private and sees_own_cards(self.game.rules, score) else "blind" if self.private else ""
+                if self.private and sees_partner(self.game.rules, score, player):
+                    q = (player + 2) % self.game.rules.seats
+                    mine += " partner:" + " ".join(self.game.cstr(c) for c in deal[3 * q : 3 * q + 3])
                 hist = " ".join(_public_action(self.game, p, a, player) for p, a in acts)
                 shown = envidos_shown(state, acts, deal) if self.envido and self.public else ""
                 out.append(f"[d{dealer} {score[0]}-{score[1]} hand:{mine} vira:{_vira_str(self.game, deal)} | "
@@ -573,7 +652,11 @@ class TrucoObserver:
         elif self.private:
             held = [int(c) for c in (E.held_card(s, player, i) for i in range(3)) if c >= 0]
             parts.append("hand:" + " ".join(self.game.cstr(c) for c in sorted(held)))
-        vira = self.game.cstr(int(E.vira(s))) if self.game.deal_size == 7 else "none"
+            if sees_partner(self.game.rules, sc, player):
+                q = (player + 2) % self.game.rules.seats
+                held = [int(c) for c in (E.held_card(s, q, i) for i in range(3)) if c >= 0]
+                parts.append("partner:" + " ".join(self.game.cstr(c) for c in sorted(held)))
+        vira = self.game.cstr(int(E.vira(s))) if self.game.rules.vira else "none"
         parts.append(f"vira:{vira} value:{int(E.value(s))}")
         if E.pending_to(s):
             parts.append(f"pending:p{int(E.pending_by(s))}->{int(E.pending_to(s))}")
@@ -591,14 +674,15 @@ class TrucoObserver:
                 parts.append(f"bonus:{int(E.bonus(s, 0))}-{int(E.bonus(s, 1))}")
             if E.envido_seen(s) and self.public:
                 parts.append(f"envidos:p0={int(E.envido_of(s, 0))} p1={int(E.envido_of(s, 1))}")
+        ns = self.game.rules.seats
         for k in range(min(3, int(E.nrounds(s)) + 1)):
             done = k < E.nrounds(s)
             lead = int(E.round_leader(s, k))
             cards = []
-            for j in range(2 if done else int(E.round_plays(s))):
-                who = lead if j == 0 else 1 - lead
-                c = int(E.play_card(s, 2 * k + j))
-                if E.play_down(s, 2 * k + j):
+            for j in range(ns if done else int(E.round_plays(s))):
+                who = (lead + j) % ns
+                c = int(E.play_card(s, ns * k + j))
+                if E.play_down(s, ns * k + j):
                     cards.append(f"p{who}:v{self.game.cstr(c)}" if who == player and self.private else f"p{who}:v??")
                 else:
                     cards.append(f"p{who}:{self.game.cstr(c)}")
@@ -614,6 +698,8 @@ pyspiel.register_game(HAND_GAME_TYPE, TrucoHandGame)
 pyspiel.register_game(MATCH_GAME_TYPE, TrucoMatchGame)
 pyspiel.register_game(ARG_HAND_GAME_TYPE, ArgentinoHandGame)
 pyspiel.register_game(ARG_MATCH_GAME_TYPE, ArgentinoMatchGame)
+for _name in TEAM_GAMES:
+    pyspiel.register_game(TEAM_GAME_TYPES[_name], _team_game(_name))
 
 __all__ = ["ArgentinoHandGame", "ArgentinoMatchGame", "TrucoHandGame", "TrucoMatchGame", "TrucoObserver",
            "TrucoState", "rules_from_params"]

@@ -895,7 +895,7 @@ def rules_to_dict(rules: RuleSet) -> dict:
 
     # fields added later: only when not the default
     later = {"raise_to_win": True, "blind_iron_hand": False, "vira": True, "fixed_manilhas": "", "pack": "french",
-             "envido": False, "flor": False, "deck_action": False, "deck_extra": 0, "reraise": True}
+             "envido": False, "flor": False, "deck_action": False, "deck_extra": 0, "reraise": True, "seats": 2}
     return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(rules).items()
             if not (k in later and v == later[k])}
 

@@ -39,7 +39,8 @@ R_DECK = 74  # 1: going to the deck is an action of the game (legal whenever no 
 R_DECK_EXTRA = 75  # extra points for going to the deck in the first trick before the envido is sung
 R_RERAISE = 76  # 1: a raise may answer a pending raise (paulista); 0: only accept or decline it (argentino)
 R_ENV_VAL = 77  # 40 slots: envido value of each card id
-R_SIZE = 117
+R_SEATS = 117  # 2 (heads-up) or 4 (two against two, partners facing; seed 003)
+R_SIZE = 118
 
 ALL_TIED_LEADER = 0
 ALL_TIED_DRAW = 1
@@ -82,6 +83,7 @@ class RuleSet:
     deck_action: bool = False  # going to the deck (giving the hand up) is an action of the game
     deck_extra: int = 0  # seed 003's option: going to the deck in the first trick before the envido costs 1 more
     reraise: bool = True  # False: a raise is answered only by accepting or declining (seed 004 §7)
+    seats: int = 2  # 4: two against two, partners facing (seed 003)
 
     def __post_init__(self) -> None:
         if not self.ladder or not isinstance(self.ladder[0], int) or self.ladder[0] < 1:
@@ -96,6 +98,10 @@ class RuleSet:
             raise ValueError(
                 f"face_down_from_round must be 1..3 (4 = never), got {self.face_down_from_round!r}"
             )
+        if self.seats not in (2, 4):
+            raise ValueError(f"seats must be 2 or 4, got {self.seats!r}")
+        if self.seats == 4 and (self.envido or self.flor or self.blind_iron_hand):
+            raise ValueError("two against two covers paulista and mineiro (no envido, flor or blind iron hand)")
         if self.pack not in PACKS:
             raise ValueError(f"pack must be one of {', '.join(PACKS)}, got {self.pack!r}")
         _check_subset("ranks", self.ranks, PACKS[self.pack][0])
@@ -187,7 +193,7 @@ class RuleSet:
     @property
     def deal_size(self) -> int:
         """Cards a deal takes from the deck: three each, plus the vira if one is turned."""
-        return 7 if self.vira else 6
+        return 3 * self.seats + (1 if self.vira else 0)
 
     @property
     def raise_targets(self) -> tuple[int, ...]:
@@ -231,6 +237,7 @@ class RuleSet:
         a[R_DECK] = int(self.deck_action)
         a[R_DECK_EXTRA] = self.deck_extra
         a[R_RERAISE] = int(self.reraise)
+        a[R_SEATS] = self.seats
         if self.pack == "spanish":
             from truco_lab import spanish
 
@@ -269,8 +276,10 @@ def check_start(rules: RuleSet, score0, score1, dealer, prefix: str = "") -> Non
     for name, v in (("score0", score0), ("score1", score1)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < t:
             raise ValueError(f"{prefix}{name} must be an integer in 0..{t - 1} for a live hand, got {plain(v)!r}")
-    if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or dealer not in (0, 1):
-        raise ValueError(f"{prefix}dealer must be 0 or 1, got {plain(dealer)!r}")
+    seats = tuple(range(rules.seats))
+    if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or dealer not in seats:
+        who = "0 or 1" if rules.seats == 2 else "a seat 0..3"
+        raise ValueError(f"{prefix}dealer must be {who}, got {plain(dealer)!r}")
 
 
 def plain(v):

@@ -15,7 +15,7 @@ import numpy as np
 from solvers.mccfr import MCCFRSolver, SampledGame
 from truco_lab import engine as E
 from truco_lab.cards import A_DOWN, A_RAISE
-from truco_lab.rules import R_SIZE, R_VIRA, RuleSet
+from truco_lab.rules import R_ELEVEN_ON, R_SEATS, R_SIZE, R_TARGET, R_VIRA, RuleSet
 
 G_DEALER = R_SIZE
 G_SCORE = R_SIZE + 1
@@ -41,15 +41,16 @@ def t_deal(g, s, h, rng):
     r = g[:R_SIZE]
     nd = g[G_NDECK]
     deck = g[G_DECK:G_DECK + nd].copy()
-    size = 7 if r[R_VIRA] != 0 else 6
-    cards = np.empty(7, np.int32)
+    m = 3 * r[R_SEATS]
+    size = m + 1 if r[R_VIRA] != 0 else m
+    cards = np.empty(13, np.int32)
     for i in range(size):  # partial Fisher-Yates
         j = i + E._rng_below(rng, nd - i)
         t = deck[i]
         deck[i] = deck[j]
         deck[j] = t
         cards[i] = deck[i]
-    E.new_hand(s, r, g[G_DEALER], g[G_SCORE], g[G_SCORE + 1], cards[:6], cards[6] if size == 7 else -1)
+    E.new_hand(s, r, g[G_DEALER], g[G_SCORE], g[G_SCORE + 1], cards[:m], cards[m] if size > m else -1)
     h[0] = 0
 
 
@@ -73,7 +74,8 @@ def t_apply(g, s, h, a):
 
 @nb.njit(cache=True)
 def t_utility(g, s, p):
-    return float(E.gain(s, p) - E.gain(s, 1 - p))
+    side = p & 1  # two against two: partners share their side's result
+    return float(E.gain(s, side) - E.gain(s, 1 - side))
 
 
 @nb.njit(cache=True, inline="always")
@@ -94,6 +96,17 @@ def t_key(g, s, h, p):
     k = _mix(k, a + b + c - lo - hi)
     k = _mix(k, hi)
     k = _mix(k, E.vira(s))
+    t = g[R_TARGET] - 1
+    if g[R_SEATS] == 4 and g[R_ELEVEN_ON] != 0 and g[G_SCORE + (p & 1)] == t and g[G_SCORE + 1 - (p & 1)] != t:
+        q = (p + 2) % 4  # a side on eleven has seen its partner's cards (seed 003)
+        a = s[E.HAND + 3 * q]
+        b = s[E.HAND + 3 * q + 1]
+        c = s[E.HAND + 3 * q + 2]
+        lo = min(a, min(b, c))
+        hi = max(a, max(b, c))
+        k = _mix(k, 200 + lo)
+        k = _mix(k, a + b + c - lo - hi)
+        k = _mix(k, hi)
     for i in range(1, h[0] + 1):
         x = h[i]
         q = x >> 7
@@ -109,7 +122,7 @@ def t_key(g, s, h, p):
 def sampled_game(rules: RuleSet, score: tuple[int, int] = (0, 0), dealer: int = 1) -> SampledGame:
     """One hand of ``rules`` at ``score`` with ``dealer``, for :class:`solvers.mccfr.MCCFRSolver`."""
     return SampledGame(game_params(rules, score, dealer), E.STATE_SIZE, HISTORY_SIZE, t_deal, t_player, t_legal,
-                       t_apply, t_utility, t_key, f"{rules.name} {score[0]}x{score[1]} d{dealer}")
+                       t_apply, t_utility, t_key, f"{rules.name} {score[0]}x{score[1]} d{dealer}", rules.seats)
 
 
 def state_key(state, player: int) -> int:
@@ -134,3 +147,29 @@ def exploitability(solver: MCCFRSolver, game) -> float:
         strat[o:o + n] = solver.average(k, n)
     b0, b1 = best_response_values(tree, strat)
     return (b0 + b1) / 2.0
+
+
+def head_to_head(game: SampledGame, side0, side1, hands: int = 10_000, seed: int = 0) -> tuple[float, float]:
+    """Play ``hands`` deals of ``game``: seats of side 0 follow ``side0``, the others ``side1``; each is an
+    :class:`MCCFRSolver` (its average strategy) or ``None`` (uniformly random). Returns side 0's mean points
+    per hand and its standard error. For team games, where CFR gives no equilibrium guarantee, this is the
+    measure that means something."""
+    rng = np.array([np.uint64(seed) * np.uint64(0x100000001B3) + np.uint64(7)], np.uint64)
+    pick = np.random.default_rng(seed)
+    s = np.zeros(game.state_size, np.int32)
+    h = np.zeros(game.history_size, np.int32)
+    buf = np.zeros(E.MAX_LEGAL, np.int32)
+    g = game.g
+    out = np.empty(hands)
+    for i in range(hands):
+        t_deal(g, s, h, rng)
+        while True:
+            p = int(t_player(g, s))
+            if p < 0:
+                break
+            n = int(t_legal(g, s, buf))
+            who = side0 if p % 2 == 0 else side1
+            probs = np.full(n, 1.0 / n) if who is None else who.average(int(t_key(g, s, h, p)), n)
+            t_apply(g, s, h, int(buf[pick.choice(n, p=probs / probs.sum())]))
+        out[i] = t_utility(g, s, 0)
+    return float(out.mean()), float(out.std(ddof=1) / np.sqrt(hands))
