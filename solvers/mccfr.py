@@ -297,6 +297,12 @@ class MCCFRSolver:
             raise RuntimeError("two information states share a 64-bit key with different action counts "
                                "(a hash collision); use another key function")
 
+    def compile(self) -> None:
+        """Compile the jitted loop for this game (the first call takes seconds); no iteration, no time counted."""
+        s, it = self.seconds, self.iteration
+        self.iterate(0)
+        self.seconds, self.iteration = s, it
+
     def average(self, key: int, n: int) -> np.ndarray:
         """The average strategy at information-set ``key`` with ``n`` actions (uniform if never visited)."""
         out = np.empty(n, np.float64)
@@ -305,3 +311,37 @@ class MCCFRSolver:
 
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.keys, self.index, self.ioff, self.inact, self.regrets, self.ssum))
+
+    _ARRAYS = ("keys", "index", "ioff", "inact", "regrets", "ssum", "cnt", "rng")
+
+    def save(self, path, key: str = "") -> None:
+        """Atomic checkpoint of whole iterations (``iterate`` never returns half-way), tagged with ``key``
+        (a hash of what produced it)."""
+        from solvers.storage import atomic_write
+
+        arrays = {k: getattr(self, k) for k in self._ARRAYS}
+        meta = np.array([self.iteration, self.seconds], np.float64)
+
+        def write(tmp):
+            with open(tmp, "wb") as f:
+                np.savez(f, meta=meta, key=np.array(key), sampling=np.array(self.sampling), **arrays)
+
+        atomic_write(path, write)
+
+    def load(self, path, key: str = "") -> None:
+        """Continue from a checkpoint of :meth:`save`; ``ValueError`` naming the file when it is unreadable,
+        of another run (``key``), or of another table size."""
+        try:
+            with np.load(path) as z:
+                data = {k: z[k] for k in (*self._ARRAYS, "meta", "key", "sampling")}
+        except (OSError, ValueError, KeyError, EOFError) as e:
+            raise ValueError(f"checkpoint {path} is unreadable ({type(e).__name__}); delete it or start --fresh") from None
+        if str(data["key"]) != key or str(data["sampling"]) != self.sampling:
+            raise ValueError(f"checkpoint {path} belongs to another run (sampling {data['sampling']}); "
+                             "start --fresh or use another --out")
+        for k in self._ARRAYS:
+            if data[k].shape != getattr(self, k).shape:
+                raise ValueError(f"checkpoint {path} holds a table of another size; give the same --capacity")
+            getattr(self, k)[...] = data[k]
+        self.iteration = int(data["meta"][0])
+        self.seconds = float(data["meta"][1])

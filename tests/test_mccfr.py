@@ -175,3 +175,28 @@ def test_mccfr_plays_two_against_two_and_beats_random_head_to_head():
     b, eb = head_to_head(game, None, s, 3000, 2)
     edge, se = (a - b) / 2, (ea**2 + eb**2) ** 0.5 / 2
     assert edge > 3 * se  # points per hand, averaged over both sides
+
+
+def test_cli_mccfr_runs_resumes_and_reports(tmp_path, capsys):
+    from solvers.storage import read_json
+    from truco_lab.cli import main
+
+    out = tmp_path / "mc"
+    base = ["mccfr", "--rules", "argentino", "--ranks", "1 7 12", "--suits", "eb", "--max-stake", "1", "--score",
+            "0,0", "--dealer", "1", "--out", str(out), "-q"]
+    assert main(base + ["--iterations", "2000"]) == 0
+    first = read_json(out / "summary.json")
+    assert first["iterations"] == 2000 and first["players"] == 2
+    assert main(base + ["--iterations", "4000", "--resume", "--exploitability"]) == 0
+    s = read_json(out / "summary.json")
+    assert s["iterations"] == 4000 and 0 < s["exploitability"] < 2 and s["units"] == "points"
+    assert main(base + ["--iterations", "10"]) == 2  # the folder holds a run: --resume or --fresh
+    assert "--resume" in capsys.readouterr().err
+    team = ["mccfr", "--rules", "mineiro_2v2", "--ranks", "KA23", "--score", "0,0", "--dealer", "3", "-q"]
+    assert main(team + ["--iterations", "200", "--head-to-head", "200", "--out", str(tmp_path / "t")]) == 0
+    h = read_json(tmp_path / "t" / "summary.json")["head_to_head_vs_random"]
+    assert h["hands"] == 200 and h["standard_error"] > 0
+    assert main(team + ["--iterations", "10", "--exploitability", "--out", str(tmp_path / "x")]) == 2
+    assert "team game" in capsys.readouterr().err and not (tmp_path / "x").exists()
+    assert main(team + ["--iterations", "100000", "--capacity", "64", "--out", str(tmp_path / "full")]) == 2
+    assert "--capacity" in capsys.readouterr().err

@@ -209,6 +209,133 @@ def _solve_generic(args: argparse.Namespace, rules, prog: str) -> int:
     return 0
 
 
+def cmd_mccfr(args: argparse.Namespace) -> int:
+    """MCCFR driven by the numba engine, for hands whose tree does not fit (the full Argentine hand, two
+    against two). Resumable; reports speed, and exploitability or head-to-head results where they exist."""
+    import time
+
+    from solvers.mccfr import MCCFRSolver
+    from solvers.storage import stable_hash, write_json
+    from truco_lab.lab.runs import RunError, claim
+    from truco_lab.public_tree import rules_to_dict
+    from truco_lab.rules import check_start
+    from truco_lab.sampled import head_to_head, sampled_game
+
+    prog = "truco-lab mccfr"
+    try:
+        rules = _rules(args, any_pack=True)
+    except ValueError as e:
+        return _err(prog, str(e))
+    a, b = args.score
+    try:
+        check_start(rules, a, b, args.dealer)
+    except ValueError as e:
+        return _err(prog, f"argument --score/--dealer: {e}")
+    game = sampled_game(rules, (a, b), args.dealer)
+    og = None
+    if args.exploitability:
+        if game.num_players != 2:
+            return _err(prog, "argument --exploitability: a team game has no exploitability certificate; use "
+                              "--head-to-head")
+        import pyspiel
+
+        from solvers.tree import estimate_tree_size
+
+        og = pyspiel.load_game(*_openspiel_hand(rules, a, b, args.dealer))
+        if estimate_tree_size(og) > 50e6:
+            return _err(prog, "argument --exploitability: this hand's tree is too big for an exact best response "
+                              "(a small variant: --ranks/--suits/--max-stake)")
+    describe = {"rules": rules_to_dict(rules), "score": [a, b], "dealer": args.dealer, "sampling": args.sampling,
+                "capacity": args.capacity, "seed": args.seed, "algorithm": "mccfr"}
+    key = stable_hash(describe)
+    out = Path(args.out)
+    try:
+        claim(out, "mccfr", key, describe, resume=args.resume, fresh=args.fresh)
+    except RunError as e:
+        return _err(prog, str(e))
+    solver = MCCFRSolver(game, sampling=args.sampling, capacity=args.capacity, seed=args.seed)
+    solver.compile()
+    ck = out / "checkpoints" / "mccfr.npz"
+    if args.resume and ck.exists():
+        try:
+            solver.load(ck, key)
+        except ValueError as e:
+            return _err(prog, str(e))
+    target = args.iterations
+    batch = max(1, min(1000 if args.sampling == "external" else 20000, args.checkpoint_every))
+    bar = None
+    if not args.quiet:
+        from tqdm import tqdm
+
+        bar = tqdm(total=target, initial=min(solver.iteration, target or 0), unit=" it", desc=f"mccfr {rules.name}") \
+            if target else tqdm(total=args.seconds, unit=" s", desc=f"mccfr {rules.name}", bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} s [{elapsed}<{remaining}]")
+    t0 = time.perf_counter()
+    last_save = solver.iteration
+    try:
+        while (target and solver.iteration < target) or (not target and time.perf_counter() - t0 < args.seconds):
+            n = min(batch, target - solver.iteration) if target else batch
+            before = solver.iteration
+            try:
+                solver.iterate(n)
+            except (MemoryError, RuntimeError) as e:
+                if bar is not None:
+                    bar.close()
+                msg = str(e).replace("create the solver with a larger capacity", "give a larger --capacity "
+                                     "(and --fresh: the table size is part of the run)")
+                return _err(prog, msg)
+            if bar is not None:
+                if target:
+                    bar.update(solver.iteration - before)
+                else:
+                    bar.n = min(time.perf_counter() - t0, args.seconds)
+                    bar.refresh()
+                bar.set_postfix(sets=f"{solver.num_infosets:,}")
+            if solver.iteration - last_save >= args.checkpoint_every:
+                solver.save(ck, key)
+                last_save = solver.iteration
+    except KeyboardInterrupt:
+        solver.save(ck, key)
+        if bar is not None:
+            bar.close()
+        print(f"\n{prog}: interrupted after {solver.iteration:,} iterations; checkpoint in {ck}, continue with "
+              "--resume", file=sys.stderr)
+        return 130
+    if bar is not None:
+        bar.close()
+    solver.save(ck, key)
+    summary = {"run": describe, "game": game.name, "iterations": solver.iteration, "seconds": solver.seconds,
+               "iterations_per_second": solver.iteration / solver.seconds if solver.seconds else None,
+               "infosets": solver.num_infosets, "table_gb": solver.nbytes() / 1e9, "players": game.num_players}
+    line = (f"{solver.iteration:,} iterations in {solver.seconds:.1f} s, {solver.num_infosets:,} information sets, "
+            f"table {solver.nbytes() / 1e9:.2f} GB")
+    if og is not None:
+        from truco_lab.sampled import exploitability
+
+        summary["exploitability"] = exploitability(solver, og)
+        summary["units"] = "points"
+        line += f", exploitability {summary['exploitability']:.3e} points"
+    if args.head_to_head:
+        x, ex = head_to_head(game, solver, None, args.head_to_head, args.seed + 1)
+        y, ey = head_to_head(game, None, solver, args.head_to_head, args.seed + 2)
+        edge, se = (x - y) / 2, (ex**2 + ey**2) ** 0.5 / 2
+        summary["head_to_head_vs_random"] = {"hands": args.head_to_head, "edge_points_per_hand": edge,
+                                             "standard_error": se}
+        line += f", edge over random play {edge:+.3f} ± {se:.3f} points per hand"
+    write_json(out / "summary.json", summary)
+    print(line + f"; written to {out}/summary.json")
+    return 0
+
+
+def _openspiel_hand(rules, a: int, b: int, dealer: int) -> tuple[str, dict]:
+    """The OpenSpiel hand game (name, params) of a heads-up rule set at a score."""
+    base = {"score0": a, "score1": b, "dealer": dealer, "ranks": rules.ranks, "suits": rules.suits,
+            "max_stake": rules.max_stake}
+    if rules.pack == "spanish":
+        return "truco_argentino", {**base, "flor": rules.flor, "target": rules.target,
+                                   "deck_penalty": rules.deck_extra > 0}
+    return "truco_paulista", {**base, "rules": rules.name}
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     from solvers.storage import stable_hash, write_json
     from truco_lab.lab.cell import CellError, CellJob, CellSpec, Stop, run_cell
@@ -551,10 +678,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     return table.run()
 
 
-def _small_variant_options(p: argparse.ArgumentParser) -> None:
-    from truco_lab.rules import RULE_SETS
+def _small_variant_options(p: argparse.ArgumentParser, team: bool = False) -> None:
+    from truco_lab.rules import RULE_SETS, TEAM_RULE_SETS
 
-    p.add_argument("--rules", choices=tuple(RULE_SETS), default="paulista",
+    p.add_argument("--rules", choices=tuple(RULE_SETS) + (tuple(TEAM_RULE_SETS) if team else ()), default="paulista",
                    help="rule set: paulista (seed 000, default), paulista_house (seed 001's table), mineiro (seed "
                         "003) or argentino (seed 004; solve only)")
     p.add_argument("--ranks", default=None, help="deck ranks (small variants; default the rule set's whole pack; "
@@ -657,6 +784,31 @@ def main(argv: list[str] | None = None) -> int:
                     help="argentino: going to the deck in the first trick before the envido costs one more (seed 003)")
     so.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     so.set_defaults(func=cmd_solve)
+
+    mc = sub.add_parser("mccfr", help="Monte-Carlo CFR on the engine, for hands whose tree does not fit "
+                                      "(full Argentine hands, two against two); resumable")
+    mc.add_argument("--score", type=_score_below_30, required=True, metavar="A,B", help="scores (of the sides)")
+    mc.add_argument("--dealer", type=int, choices=(0, 1, 2, 3), required=True, help="the dealing seat")
+    mc.add_argument("--sampling", choices=("external", "outcome"), default="external")
+    mstop = mc.add_mutually_exclusive_group(required=True)
+    mstop.add_argument("--iterations", type=_positive_int, help="run until N iterations in all")
+    mstop.add_argument("--seconds", type=_positive_float, help="run this many seconds")
+    mc.add_argument("--capacity", type=_positive_int, default=1 << 22,
+                    help="information sets the table holds (default 4,194,304: ~0.8 GB)")
+    mc.add_argument("--seed", type=int, default=0, help="random seed (runs are reproducible per seed)")
+    mc.add_argument("--exploitability", action="store_true",
+                    help="heads-up small variants: exact exploitability of the average (walks the tree)")
+    mc.add_argument("--head-to-head", type=_positive_int, default=None, metavar="HANDS",
+                    help="play HANDS deals against uniform random play on each side (team games' measure)")
+    mc.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    mc.add_argument("--resume", action="store_true", help="continue the run in DIR from its checkpoint")
+    mc.add_argument("--fresh", action="store_true", help="overwrite DIR if it holds another run")
+    mc.add_argument("--checkpoint-every", type=_positive_int, default=10_000, help="iterations between checkpoints")
+    _small_variant_options(mc, team=True)
+    mc.add_argument("--flor", action="store_true", help="argentino: play with flor (seed 003's option)")
+    mc.add_argument("--deck-penalty", action="store_true", help="argentino: the deck penalty (seed 003)")
+    mc.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    mc.set_defaults(func=cmd_mccfr)
 
     ma = sub.add_parser("match", help="solve the match: every score cell in match equity, by backward induction")
     ma.add_argument("--out", required=True, metavar="DIR", help="output directory")

@@ -120,7 +120,7 @@ def rules_from_params(params: dict) -> RuleSet:
     ``ranks`` x ``suits`` with the ladder cut at ``max_stake``. The Argentine games name their rule set
     by their own parameters: ``flor``, ``target``, ``deck_penalty``."""
     if "seats" in params:  # the two-against-two games
-        base = replace(rule_set(params["rules"]), name=f"{params['rules']}_2v2", seats=4)
+        base = rule_set(f"{params['rules']}_2v2")
     elif "flor" in params:
         target = params["target"]
         if isinstance(target, bool) or not isinstance(target, int) or not 2 <= target <= 30:

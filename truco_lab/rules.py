@@ -264,9 +264,10 @@ def rule_set(name: str) -> RuleSet:
     """A named rule set: ``paulista`` (seed 000, the default), ``paulista_house`` (seed 001's table),
     ``mineiro`` (seed 003) or ``argentino`` (seed 004)."""
     key = str(name).strip().lower()
-    if key not in RULE_SETS:
-        raise ValueError(f"unknown rule set {name!r}; expected one of {', '.join(RULE_SETS)}")
-    return RULE_SETS[key]
+    known = {**RULE_SETS, **TEAM_RULE_SETS}
+    if key not in known:
+        raise ValueError(f"unknown rule set {name!r}; expected one of {', '.join(known)}")
+    return known[key]
 
 
 def check_start(rules: RuleSet, score0, score1, dealer, prefix: str = "") -> None:
@@ -353,3 +354,9 @@ envido, real envido and falta envido in the first trick; going to the deck; a ma
 options: ``flor=True`` (three of a suit score 3 when dealt, no envido) and ``deck_extra=1``."""
 
 RULE_SETS = {"paulista": PAULISTA, "paulista_house": PAULISTA_HOUSE, "mineiro": MINEIRO, "argentino": ARGENTINO}
+
+PAULISTA_2V2 = replace(PAULISTA, name="paulista_2v2", seats=4)
+MINEIRO_2V2 = replace(MINEIRO, name="mineiro_2v2", seats=4)
+TEAM_RULE_SETS = {"paulista_2v2": PAULISTA_2V2, "mineiro_2v2": MINEIRO_2V2}
+"""Seed 003's two against two, partners facing (four seats; the games ``truco_paulista_2v2`` and
+``truco_mineiro_2v2``). Kept apart from :data:`RULE_SETS`: the native solvers, bots and play are heads-up."""
