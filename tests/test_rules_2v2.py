@@ -179,3 +179,32 @@ def test_match_to_12_playouts_zero_sum_scores_grow_and_the_deal_goes_round():
             last = sc
         assert max(last) == 12 and sum(st.returns()) == 0
         assert dealers[:4] == [3, 0, 1, 2][: len(dealers[:4])]
+
+
+def test_handstate_deals_four_seats_with_the_same_api():
+    from truco_lab import MINEIRO_2V2, PAULISTA_2V2, HandState
+
+    h = HandState.new(hands=("4d 5d 6d", "4s 5s 6s", "4h 5h 6h", "3c 5c 6c"), vira="7c", dealer=3,
+                      rules=PAULISTA_2V2)
+    assert h.actor == 0 and len(h.hand(3)) == 3
+    for a in ("play_face_up 4d", "play_face_up 4s", "play_face_up 4h", "play_face_up 3c"):
+        h.apply(a)
+    assert int(E.round_winner(h.s, 0)) == 1 and h.actor == 3
+    assert h.check("play_face_up 4d", player=0) == "ACT_OUT_OF_TURN"
+    with pytest.raises(ValueError, match="deals 4 hands"):
+        HandState.new(hands=("4d 5d 6d", "4s 5s 6s"), rules=MINEIRO_2V2)
+    with pytest.raises(ValueError, match="heads-up"):
+        h.to_json()
+    h = HandState.new(hands=("4d 5d 6d", "4s 5s 6s", "4h 5h 6h", "3c 5c 6c"), dealer=3, rules=MINEIRO_2V2)
+    h.apply("raise 4")
+    h.apply("fold")
+    assert h.is_over and h.returns() == [2.0, -2.0, 2.0, -2.0]
+
+
+def test_a_face_down_card_is_hidden_from_the_partner_too():
+    st = act(deal(), "play_face_up 4d", "play_face_up 4s", "play_face_up 4h", "play_face_up 4c",
+             "play_face_down 5d")  # round 2: face-down allowed; seat 0 led again after the tie
+    assert "play_face_down 5d" in st.information_state_string(0)
+    for seat in (1, 2, 3):
+        info = st.information_state_string(seat)
+        assert "play_face_down ??" in info and "5d" not in info.split("|")[1]

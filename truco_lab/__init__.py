@@ -1,10 +1,22 @@
-"""truco-lab: exact truco engine (paulista, seed 001 house rules, Mineiro), OpenSpiel games and solvers."""
+"""truco-lab: exact truco engine (paulista, seed 001 house rules, Mineiro, Argentine truco, two against two),
+OpenSpiel games and solvers."""
 
 from solvers.tree import register_native_builder as _register
 from truco_lab import games  # noqa: F401  registers the OpenSpiel games
 from truco_lab import public_tree as _public_tree
 from truco_lab.cards import action_str, card_str, parse_action, parse_card
-from truco_lab.rules import MINEIRO, PAULISTA, PAULISTA_HOUSE, RULE_SETS, RuleSet, rule_set
+from truco_lab.rules import (
+    ARGENTINO,
+    MINEIRO,
+    MINEIRO_2V2,
+    PAULISTA,
+    PAULISTA_2V2,
+    PAULISTA_HOUSE,
+    RULE_SETS,
+    TEAM_RULE_SETS,
+    RuleSet,
+    rule_set,
+)
 from truco_lab.spanish import envido_points
 from truco_lab.state import HandState, TrucoError
 
@@ -12,10 +24,14 @@ _register("truco_paulista", _public_tree.native_parts)
 
 __version__ = "0.2.0"
 __all__ = [
+    "ARGENTINO",
     "MINEIRO",
+    "MINEIRO_2V2",
     "PAULISTA",
+    "PAULISTA_2V2",
     "PAULISTA_HOUSE",
     "RULE_SETS",
+    "TEAM_RULE_SETS",
     "HandState",
     "RuleSet",
     "TrucoError",

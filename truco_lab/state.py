@@ -63,7 +63,7 @@ class HandState:
         self._r = rules.to_array()
         self.ids: dict[int, str] = ids if ids is not None else {}
         if ids is None:
-            for p in range(2):
+            for p in range(rules.seats):
                 for i in range(3):
                     c = int(s[E.HAND + 3 * p + i])
                     if c >= 0:
@@ -73,33 +73,38 @@ class HandState:
     @classmethod
     def new(
         cls,
-        hands: tuple[str | list[str], str | list[str]],
+        hands: tuple[str | list[str], ...],
         vira: str | None = None,
         dealer: int = 1,
         score: tuple[int, int] = (0, 0),
         rules: RuleSet = PAULISTA,
     ) -> HandState:
-        """Deal a hand from card literals (player 0's three cards, player 1's, the vira; no vira in rule
-        sets that turn none, such as Mineiro)."""
+        """Deal a hand from card literals (each seat's three cards, then the vira; no vira in rule sets that
+        turn none, such as Mineiro). Two against two (``rules=PAULISTA_2V2`` or ``MINEIRO_2V2``) takes four
+        hands, seats 0 and 2 against 1 and 3; ``score`` is then the sides' and ``dealer`` a seat 0..3."""
         if not isinstance(score, (tuple, list)) or len(score) != 2:
-            raise ValueError(f"score must be two integers (player 0's, player 1's), got {score!r}")
+            raise ValueError(f"score must be two integers (side 0's, side 1's), got {score!r}")
         check_start(rules, score[0], score[1], dealer)
-        h0, h1 = (rules.parse_cards(h) for h in hands)
-        for p, h in enumerate((h0, h1)):
+        if not isinstance(hands, (tuple, list)) or len(hands) != rules.seats:
+            raise ValueError(f"rule set {rules.name!r} deals {rules.seats} hands, got "
+                             f"{len(hands) if isinstance(hands, (tuple, list)) else hands!r}")
+        dealt = [rules.parse_cards(h) for h in hands]
+        for p, h in enumerate(dealt):
             if len(h) != 3:
                 raise ValueError(f"player {p} must be dealt 3 cards, got {len(h)}: {hands[p]!r}")
         if rules.vira and vira is None:
             raise ValueError(f"rule set {rules.name!r} turns a vira: pass vira='...' (e.g. '4c')")
         if not rules.vira and vira is not None:
             raise ValueError(f"rule set {rules.name!r} turns no vira (its manilhas are fixed), got vira={vira!r}")
-        cards = rules.parse_cards([rules.card_str(c) for c in h0 + h1] + ([vira] if rules.vira else []))
+        cards = rules.parse_cards([rules.card_str(c) for h in dealt for c in h] + ([vira] if rules.vira else []))
         deck = set(rules.deck.tolist())
         for c in cards:
             if c not in deck:
                 raise ValueError(f"card {rules.card_str(c)!r} is not in the deck of ranks={rules.ranks!r}, suits={rules.suits!r}")
         s = np.zeros(E.STATE_SIZE, np.int32)
-        E.new_hand(s, rules.to_array(), dealer, int(score[0]), int(score[1]), np.array(cards[:6], np.int32),
-                   cards[6] if rules.vira else -1)
+        m = 3 * rules.seats
+        E.new_hand(s, rules.to_array(), dealer, int(score[0]), int(score[1]), np.array(cards[:m], np.int32),
+                   cards[m] if rules.vira else -1)
         return cls(s, rules)
 
     def copy(self) -> HandState:
@@ -138,9 +143,9 @@ class HandState:
         """Points won/lost by each player (zero-sum, after the cap): each player's points this hand minus
         the opponent's (envido and flor included in Argentine truco)."""
         if not self.is_over:
-            return [0.0, 0.0]
+            return [0.0] * self.rules.seats
         d = float(E.gain(self.s, 0) - E.gain(self.s, 1))
-        return [d, -d]
+        return [d if p % 2 == 0 else -d for p in range(self.rules.seats)]  # partners share their side's
 
     @property
     def gains(self) -> tuple[int, int]:
@@ -281,8 +286,8 @@ class HandState:
 
     def to_json(self) -> dict:
         """The exact private state as truco-spec ``game-state`` JSON."""
-        if self.rules.pack != "french":
-            raise ValueError(f"the truco-spec game-state JSON describes the French pack's rule sets; rule set "
+        if self.rules.pack != "french" or self.rules.seats != 2:
+            raise ValueError(f"the truco-spec game-state JSON describes heads-up French-pack rule sets; rule set "
                              f"{self.rules.name!r} has no JSON form yet (use repr, or the OpenSpiel game's "
                              "serialize())")
         pr, pd = self._pending_json()
@@ -331,7 +336,7 @@ class HandState:
         return parse_action(str(t), self.rules.raise_targets)
 
     def __repr__(self) -> str:
-        hands = " | ".join(" ".join(self.rules.card_str(c) for c in self.hand(p)) for p in range(2))
+        hands = " | ".join(" ".join(self.rules.card_str(c) for c in self.hand(p)) for p in range(self.rules.seats))
         return (
             f"HandState(vira={card_str(int(self.s[E.VIRA])) if self.rules.vira else None}, hands=[{hands}], "
             f"value={self.hand_value}, "
