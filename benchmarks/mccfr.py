@@ -29,7 +29,7 @@ import pyspiel  # noqa: E402
 import truco_lab  # noqa: E402, F401  registers the games
 from solvers.mccfr import MCCFRSolver  # noqa: E402
 from truco_lab.rules import ARGENTINO  # noqa: E402
-from truco_lab.sampled import exploitability, sampled_game  # noqa: E402
+from truco_lab.sampled import exploitability, keyed_tree, sampled_game  # noqa: E402
 
 
 def full_hand(seconds: float, capacity: int) -> None:
@@ -96,6 +96,7 @@ def small(ranks: str, suits: str, checkpoints: list[int]) -> None:
           f"{res.exploitability:.2e} after 200 iterations in {time.perf_counter() - t:.1f} s (walk included); "
           "history " + ", ".join(f"{i}:{e:.1e}@{sec:.0f}s" for i, e, sec in res.history))
     game = sampled_game(replace(rules), (0, 0), 1)
+    tree = keyed_tree(og)
     for sampling in ("external", "outcome"):
         s = MCCFRSolver(game, sampling=sampling, capacity=1 << 20, seed=0)
         s.iterate(1)
@@ -104,7 +105,7 @@ def small(ranks: str, suits: str, checkpoints: list[int]) -> None:
         for c in checkpoints:
             c = c if sampling == "external" else 10 * c
             s.iterate(c - s.iteration)
-            rows.append(f"{s.iteration:,} it {s.seconds:.1f} s: {exploitability(s, og):.3e}")
+            rows.append(f"{s.iteration:,} it {s.seconds:.1f} s: {exploitability(s, tree):.3e}")
         print(f"  MCCFR {sampling}: " + "; ".join(rows) + f" ({s.num_infosets:,} sets reached)")
 
 

@@ -134,13 +134,22 @@ def state_key(state, player: int) -> int:
     return int(t_key(np.zeros(1, np.int32), state.s, h, player))
 
 
-def exploitability(solver: MCCFRSolver, game) -> float:
-    """Exact exploitability (NashConv / 2, in points) of the MCCFR average strategy in OpenSpiel hand
-    ``game`` (small variants: the game is walked into a tree; sets MCCFR never visited play uniformly)."""
-    from solvers.cfr import best_response_values
+def keyed_tree(game):
+    """OpenSpiel hand ``game`` walked into a tree whose information sets carry their MCCFR keys (build once,
+    measure many times with :func:`exploitability`)."""
     from solvers.tree import build_openspiel_tree
 
-    tree = build_openspiel_tree(game, infoset_hook=state_key)
+    return build_openspiel_tree(game, infoset_hook=state_key)
+
+
+def exploitability(solver: MCCFRSolver, game_or_tree) -> float:
+    """Exact exploitability (NashConv / 2, in points) of the MCCFR average strategy in an OpenSpiel hand game
+    (small variants: the game is walked into a tree, or pass :func:`keyed_tree`'s; sets MCCFR never visited
+    play uniformly)."""
+    from solvers.cfr import best_response_values
+    from solvers.tree import GameTree
+
+    tree = game_or_tree if isinstance(game_or_tree, GameTree) else keyed_tree(game_or_tree)
     strat = np.zeros(tree.num_slots)
     for i, k in enumerate(tree.infoset_extra):
         o, n = int(tree.infoset_offset[i]), int(tree.infoset_nact[i])
