@@ -446,3 +446,25 @@ def test_cli_solves_argentino(tmp_path, capsys):
     assert "too many to walk" in capsys.readouterr().err and not (tmp_path / "big").exists()
     assert main(["match", "--rules", "argentino", "--out", str(tmp_path / "m")]) == 2
     assert "works with `truco-lab solve`" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_envido_notebook_runs_on_a_cli_solve(tmp_path, monkeypatch):
+    """Notebook 07 (when to sing and accept envido) executes on a small solve written by the CLI, and draws."""
+    nbformat = pytest.importorskip("nbformat")
+    from pathlib import Path
+
+    from nbclient import NotebookClient
+
+    from truco_lab.cli import main
+
+    out = tmp_path / "arg"
+    assert main(["solve", "--rules", "argentino", "--ranks", "1 7 12", "--suits", "eb", "--max-stake", "1",
+                 "--score", "0,0", "--dealer", "1", "--iterations", "40", "--out", str(out), "-q"]) == 0
+    monkeypatch.setenv("TRUCO_ARGENTINO", str(out))
+    root = Path(__file__).resolve().parents[1] / "notebooks"
+    nb = nbformat.read(root / "07_envido.ipynb", as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(root)}}).execute()
+    images = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+              if "image/png" in o.get("data", {})]
+    assert len(images) == 2
