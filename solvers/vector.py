@@ -25,45 +25,11 @@ MODE_EVAL = 1
 MODE_BR = 2
 
 
-# Where a pass reads the strategy of an information set (issue 7: no working-strategy buffer, 4 bytes per
-# entry off the peak): regret matching of the regrets (and predictions), the normalized strategy sums (the
-# average), or an explicit strategy array. Each set is read once per pass, so computing it in place costs
-# what the separate sweep did, and the values equal the old buffer's bit for bit (same float32 rounding).
-# (Python 3.11 compiles a call with more than 30 arguments as a *args call, which numba cannot inline:
-# the source rides in the high bits of the backward pass's ``mode``.)
-SRC_WORK = 0
-SRC_AVG = 1
-SRC_ARRAY = 2
-SRC_WORK_PRED = 3  # regret matching of regrets plus predictions (PCFR+)
-MAX_ACT = 16
-
-
-@nb.njit(cache=True)
-def _probs(src, strat, regrets, pred, ssum, o, m, out):
-    if src == SRC_ARRAY:
-        for a in range(m):
-            out[a] = strat[o + a]
-        return
-    # float32 rounding exactly as the old float32 buffer stored them
-    tot = 0.0
-    for a in range(m):
-        if src == SRC_AVG:
-            x = np.float64(ssum[o + a])
-        else:
-            x = regrets[o + a] + (pred[o + a] if src == SRC_WORK_PRED else 0.0)
-            x = x if x > 0.0 else 0.0
-        out[a] = np.float32(x)
-        tot += x
-    for a in range(m):
-        out[a] = np.float32(out[a] / tot) if tot > 0.0 else np.float32(1.0 / m)
-
-
 # Kernels loop over node *ranges*: a numba call per node would pass (and reference-count) a
 # dozen arrays per node, several times slower than the loop itself.
 @nb.njit(cache=True)
-def _fwd_range(lo, hi, actor, nlist, nlen, ninfo, ioff, inact, echild, src, strat, regrets, pred, ssum, reach):
+def _fwd_range(lo, hi, actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach):
     """Own reach of the children's private states, nodes ``lo .. hi-1`` in order."""
-    sg = np.empty(MAX_ACT, np.float64)
     for n in range(lo, hi):
         p = actor[n]
         if p < 0:
@@ -77,35 +43,30 @@ def _fwd_range(lo, hi, actor, nlist, nlen, ninfo, ioff, inact, echild, src, stra
             if m == 1:  # forced (most of a frozen-stake tree): reach passes through
                 reach[echild[o]] = rk
                 continue
-            _probs(src, strat, regrets, pred, ssum, o, m, sg)
             for a in range(m):
-                reach[echild[o + a]] = rk * np.float32(sg[a])  # a float32 product, as before
+                reach[echild[o + a]] = rk * strat[o + a]
 
 
 @nb.njit(cache=True)
-def _vforward(actor, nlist, nlen, ninfo, ioff, inact, echild, src, strat, regrets, pred, ssum, reach, H):
+def _vforward(actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach, H):
     for i in range(2 * H):
         reach[i] = 1.0
-    _fwd_range(0, actor.shape[0], actor, nlist, nlen, ninfo, ioff, inact, echild, src, strat, regrets, pred, ssum,
-               reach)
+    _fwd_range(0, actor.shape[0], actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach)
 
 
 @nb.njit(cache=True, parallel=True)
-def _vforward_par(top, task_f, task_lo, task_hi, bin_start, actor, nlist, nlen, ninfo, ioff, inact, echild, src,
-                  strat, regrets, pred, ssum, reach, H):
+def _vforward_par(top, task_f, task_lo, task_hi, bin_start, actor, nlist, nlen, ninfo, ioff, inact, echild, strat,
+                  reach, H):
     """The forward pass with the subtrees below the frontier in parallel (see :class:`ParallelPlan`)."""
     for i in range(2 * H):
         reach[i] = 1.0
     for j in range(top.shape[0]):
-        _fwd_range(top[j], top[j] + 1, actor, nlist, nlen, ninfo, ioff, inact, echild, src, strat, regrets, pred,
-                   ssum, reach)
+        _fwd_range(top[j], top[j] + 1, actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach)
     for b in nb.prange(bin_start.shape[0] - 1):
         for ti in range(bin_start[b], bin_start[b + 1]):
             f = task_f[ti]
-            _fwd_range(f, f + 1, actor, nlist, nlen, ninfo, ioff, inact, echild, src, strat, regrets, pred, ssum,
-                       reach)
-            _fwd_range(task_lo[ti], task_hi[ti], actor, nlist, nlen, ninfo, ioff, inact, echild, src, strat,
-                       regrets, pred, ssum, reach)
+            _fwd_range(f, f + 1, actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach)
+            _fwd_range(task_lo[ti], task_hi[ti], actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach)
 
 
 @nb.njit(cache=True, inline="always")
@@ -115,9 +76,6 @@ def _back_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff
     (0, 1, 2 = both), evaluate both players, or best response for ``who``. A list starting at
     ``l0`` (player 0's) or ``l1`` is shared with other subtrees: it accumulates into ``tb`` at
     offset ``b0`` / ``b1`` instead of ``value`` (parallel passes; -1 for none)."""
-    src = mode >> 2  # the strategy source (see SRC_*)
-    mode = mode & 3
-    sg = np.empty(MAX_ACT, np.float64)
     want0 = mode == MODE_EVAL or who == 0 or who == 2
     want1 = mode == MODE_EVAL or who == 1 or who == 2
     for n in range(hi - 1, lo - 1, -1):
@@ -177,11 +135,9 @@ def _back_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff
                     if x > vi:
                         vi = x
             else:
-                # read before this set's update below: the pass's strategy is the one it started with
-                _probs(src, strat, regrets, pred, ssum, o, m, sg)
                 vi = 0.0
                 for a in range(m):
-                    vi += sg[a] * value[echild[o + a]]
+                    vi += strat[o + a] * value[echild[o + a]]
             if shared:
                 tb[bo + k] += vi
             else:
@@ -190,7 +146,7 @@ def _back_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff
                 own = reach[ls + k]
                 for a in range(m):
                     _rule(alg, t, pos, neg, sdisc, regrets, ssum, pred, o + a,
-                          value[echild[o + a]] - vi, own * np.float32(sg[a]))
+                          value[echild[o + a]] - vi, own * strat[o + a])
 
 
 @nb.njit(cache=True)
@@ -227,8 +183,8 @@ def _vbackward(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, s
 
 @nb.njit(cache=True, parallel=True)
 def _vbackward_par(top, task_f, task_lo, task_hi, task_b0, task_b1, bin_start, sh_start, sh_off, sh_len, tbuf,
-                   actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach,
-                   value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred):
+                   actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
+                   mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred):
     """The backward pass with the subtrees below the frontier in parallel: each bin of subtrees
     accumulates into its own buffer for the lists the subtrees share (exactly the frontier
     nodes' own lists: below a frontier node a list is either one of its two or created inside
@@ -374,11 +330,6 @@ def _best_actions(actor, nlist, nlen, ninfo, ioff, inact, echild, value, who, be
             best[i0 + k] = b
 
 
-WORK = object()  # the passes' strategy source: the current regret-matching strategy
-AVERAGE = object()  # the average strategy (normalized strategy sums)
-_NO_STRAT = np.zeros(1, np.float32)
-
-
 class VectorSolver(SolverState):
     """CFR-family solver state on a :class:`VectorTree` (same interface as :class:`solvers.cfr.CFRSolver`).
 
@@ -417,7 +368,7 @@ class VectorSolver(SolverState):
 
     def _buffers(self) -> None:
         t = self._tree
-        self._strat = None  # no working-strategy buffer: the passes compute each set's strategy in place
+        self._strat = np.zeros(t.num_slots, np.float32)
         # own reach is a product of float32 probabilities: float32 loses nothing; values accumulate
         # many terms (and certify), so they stay float64
         self._reach = np.zeros(t.num_elements, np.float32)
@@ -443,32 +394,21 @@ class VectorSolver(SolverState):
             self._par = (ParallelPlan.make(t, bins=self.threads) if ok else None) or False
         return self._par or None
 
-    def _source(self, strat) -> tuple[int, np.ndarray]:
-        """(kernel strategy source, array): ``WORK`` (regret matching), ``AVERAGE`` or an explicit array."""
-        if strat is WORK:
-            return (SRC_WORK_PRED if self.algorithm == "pcfr+" else SRC_WORK), _NO_STRAT
-        if strat is AVERAGE:
-            return SRC_AVG, _NO_STRAT
-        return SRC_ARRAY, strat
-
-    def _forward(self, strat) -> None:
-        src, arr = self._source(strat)
-        sargs = (src, arr, self.regrets, self.pred, self.ssum)
+    def _forward(self, strat: np.ndarray) -> None:
         pl = self._plan()
         if pl is None:
-            _vforward(*self._tree_args(), *sargs, self._reach, self.tree.num_hands)
+            _vforward(*self._tree_args(), strat, self._reach, self.tree.num_hands)
         else:
-            _vforward_par(pl.top, pl.task_f, pl.task_lo, pl.task_hi, pl.bin_start, *self._tree_args(), *sargs,
+            _vforward_par(pl.top, pl.task_f, pl.task_lo, pl.task_hi, pl.bin_start, *self._tree_args(), strat,
                           self._reach, self.tree.num_hands)
 
-    def _backward(self, strat, mode: int, who: int) -> None:
+    def _backward(self, strat: np.ndarray, mode: int, who: int) -> None:
         t = self.tree
         it = float(self.iteration)
         pos, neg, sdisc = _discounts(it, self.alpha, self.beta, self.gamma)
-        src, arr = self._source(strat)
         args = (t.node_actor, t.node_util, t.node_list, t.node_len, t.node_infoset, t.infoset_offset,
-                t.infoset_nact, t.entry_child, t.elem_hand, t.deal_weight, arr, self._reach, self._value,
-                mode | (src << 2), who, _ALG_ID[self.algorithm], it, pos, neg, sdisc, self.regrets, self.ssum, self.pred)
+                t.infoset_nact, t.entry_child, t.elem_hand, t.deal_weight, strat, self._reach, self._value,
+                mode, who, _ALG_ID[self.algorithm], it, pos, neg, sdisc, self.regrets, self.ssum, self.pred)
         pl = self._plan()
         if pl is None:
             _vbackward(*args)
@@ -477,8 +417,11 @@ class VectorSolver(SolverState):
                            pl.sh_start, pl.sh_off, pl.sh_len, pl.tbuf, *args)
 
     def _pass(self, who: int) -> None:
-        self._forward(WORK)
-        self._backward(WORK, MODE_UPDATE, who)
+        t = self.tree
+        _strategy_from(self.regrets, self.pred, self.algorithm == "pcfr+", t.infoset_offset, t.infoset_nact,
+                       self._strat)
+        self._forward(self._strat)
+        self._backward(self._strat, MODE_UPDATE, who)
 
     def iterate(self, n: int = 1) -> None:
         """Run ``n`` iterations."""
@@ -496,9 +439,13 @@ class VectorSolver(SolverState):
         _normalize(self.ssum, self.tree.infoset_offset, self.tree.infoset_nact, out)
         return out
 
-    def _average_in_work(self):
-        """The average strategy as the passes read it: normalized in place from the sums, no slot array."""
-        return AVERAGE
+    def _average_in_work(self) -> np.ndarray:
+        """The average strategy written into the working-strategy buffer (every pass recomputes the
+        working strategy first, so it is free between passes): certificates cost no extra slot array,
+        4 bytes per entry off the peak."""
+        t = self.tree
+        _normalize(self.ssum, t.infoset_offset, t.infoset_nact, self._strat)
+        return self._strat
 
     def current_strategy(self) -> np.ndarray:
         out = np.zeros(self.tree.num_slots, np.float32)
