@@ -27,6 +27,8 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from solvers.rng import rng_uniform as _uniform
+
 MAX_DEPTH = 64
 MAX_ACTIONS = 16
 EMPTY = np.uint64(0)
@@ -47,20 +49,6 @@ class SampledGame:
     key: object
     name: str = ""
     num_players: int = 2  # more than two (a team game): CFR's average carries no equilibrium guarantee
-
-
-@nb.njit(cache=True, inline="always")
-def _rng_next(rng):
-    rng[0] = rng[0] + np.uint64(0x9E3779B97F4A7C15)
-    z = rng[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@nb.njit(cache=True, inline="always")
-def _uniform(rng) -> float:
-    return (_rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @nb.njit(cache=True)

@@ -11,15 +11,7 @@ from open_spiel.python import policy as os_policy
 from open_spiel.python.algorithms import exploitability
 
 from solvers.mccfr import MCCFRSolver, SampledGame
-
-
-@nb.njit(cache=True)
-def _rnd(rng):
-    rng[0] = rng[0] + np.uint64(0x9E3779B97F4A7C15)
-    z = rng[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+from solvers.rng import rng_next as _rnd
 
 
 # Kuhn state: s[0], s[1] the cards; s[2] the number of actions; s[3..5] the actions (0 pass, 1 bet)

@@ -10,6 +10,7 @@ import random
 
 import pyspiel
 import pytest
+from playouts import play_randomly
 
 import truco_lab  # noqa: F401  registers the games
 from truco_lab import engine as E
@@ -164,20 +165,17 @@ def test_match_to_12_playouts_zero_sum_scores_grow_and_the_deal_goes_round():
     g = pyspiel.load_game("truco_mineiro_2v2_match")
     rng = random.Random(5)
     for _ in range(15):
-        st = g.new_initial_state()
-        last, dealers = (0, 0), []
-        while not st.is_terminal():
-            if st.is_chance_node():
-                if not st.deal:
-                    dealers.append(st.dealer)
-                outs = st.chance_outcomes()
-                st.apply_action(rng.choices([a for a, _ in outs], [p for _, p in outs])[0])
-            else:
-                st.apply_action(rng.choice(st.legal_actions()))
+        seen, dealers = [(0, 0)], []
+
+        def check(st, chance, seen=seen, dealers=dealers):
+            if chance and not st.deal:
+                dealers.append(st.dealer)
             sc = (int(E.score(st.s, 0)), int(E.score(st.s, 1)))
-            assert sc[0] >= last[0] and sc[1] >= last[1]
-            last = sc
-        assert max(last) == 12 and sum(st.returns()) == 0
+            assert sc[0] >= seen[-1][0] and sc[1] >= seen[-1][1]
+            seen.append(sc)
+
+        st = play_randomly(g.new_initial_state(), rng, check)
+        assert max(E.score(st.s, 0), E.score(st.s, 1)) == 12 and sum(st.returns()) == 0
         assert dealers[:4] == [3, 0, 1, 2][: len(dealers[:4])]
 
 

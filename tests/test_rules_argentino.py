@@ -12,6 +12,7 @@ from dataclasses import replace
 import numpy as np
 import pyspiel
 import pytest
+from playouts import play_randomly
 
 import truco_lab  # noqa: F401  registers the games
 from truco_lab import HandState, TrucoError, envido_points
@@ -68,16 +69,13 @@ def test_match_to_30_and_the_dealer_alternates():
     g = pyspiel.load_game("truco_argentino_match")
     rng = random.Random(4)
     for _ in range(5):
-        st = g.new_initial_state()
         dealers = []
-        while not st.is_terminal():
-            if st.is_chance_node():
-                if not st.deal:
-                    dealers.append(st.dealer)
-                outs = st.chance_outcomes()
-                st.apply_action(rng.choices([a for a, _ in outs], [p for _, p in outs])[0])
-            else:
-                st.apply_action(rng.choice(st.legal_actions()))
+
+        def note(st, chance, dealers=dealers):
+            if chance and not st.deal:
+                dealers.append(st.dealer)
+
+        st = play_randomly(g.new_initial_state(), rng, note)
         assert all(a != b for a, b in zip(dealers, dealers[1:], strict=False)) and dealers[0] == 1
         assert max(E.score(st.s, 0), E.score(st.s, 1)) == 30 and sorted(map(abs, st.returns())) == [1.0, 1.0]
 
@@ -374,31 +372,22 @@ def test_random_playouts_are_zero_sum_scores_only_grow_and_the_match_ends_on_its
         g = pyspiel.load_game("truco_argentino_match", {"flor": flor, "target": 15})
         rng = random.Random(7 + flor)
         for _ in range(40):
-            st = g.new_initial_state()
-            last = (0, 0)
-            while not st.is_terminal():
-                if st.is_chance_node():
-                    outs = st.chance_outcomes()
-                    st.apply_action(rng.choices([a for a, _ in outs], [p for _, p in outs])[0])
-                else:
-                    st.apply_action(rng.choice(st.legal_actions()))
+            seen = [(0, 0)]
+
+            def grows(st, chance, seen=seen):
                 sc = (int(E.score(st.s, 0)), int(E.score(st.s, 1)))
-                assert sc[0] >= last[0] and sc[1] >= last[1]
-                last = sc
-            assert max(last) == 15 and sum(st.returns()) == 0
+                assert sc[0] >= seen[-1][0] and sc[1] >= seen[-1][1]
+                seen.append(sc)
+
+            st = play_randomly(g.new_initial_state(), rng, grows)
+            assert max(E.score(st.s, 0), E.score(st.s, 1)) == 15 and sum(st.returns()) == 0
 
 
 def test_hand_returns_are_the_difference_of_points_scored():
     g = pyspiel.load_game("truco_argentino")
     rng = random.Random(3)
     for _ in range(200):
-        st = g.new_initial_state()
-        while not st.is_terminal():
-            if st.is_chance_node():
-                outs = st.chance_outcomes()
-                st.apply_action(rng.choices([a for a, _ in outs], [p for _, p in outs])[0])
-            else:
-                st.apply_action(rng.choice(st.legal_actions()))
+        st = play_randomly(g.new_initial_state(), rng)
         r = st.returns()
         assert r[0] == -r[1] == E.gain(st.s, 0) - E.gain(st.s, 1)
 

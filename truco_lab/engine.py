@@ -11,6 +11,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from solvers.rng import rng_below, rng_next
 from truco_lab.cards import (
     A_ACCEPT,
     A_ACCEPT_ELEVEN,
@@ -882,22 +883,8 @@ def legal_actions(s, r, out, with_concede) -> int:
     return n
 
 
-@nb.njit(cache=True, inline="always")
-def _rng_next(state):
-    # splitmix64: one independent stream per hand, so results do not depend
-    # on how hands are split over threads.
-    state[0] = state[0] + np.uint64(0x9E3779B97F4A7C15)
-    z = state[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@nb.njit(cache=True, inline="always")
-def _rng_below(state, n) -> int:
-    return int(_rng_next(state) % np.uint64(n))
-
-
+# Random play uses solvers.rng (splitmix64): one independent stream per hand, so results do not depend on
+# how hands are split over threads.
 @nb.njit(cache=True)
 def _play_one(s, r, src, deck, cards, buf, rng, dealer, score0, score1, with_concede):
     nd = deck.shape[0]
@@ -905,7 +892,7 @@ def _play_one(s, r, src, deck, cards, buf, rng, dealer, score0, score1, with_con
     # partial Fisher-Yates: the first 3 * seats + 1 cards of a shuffled copy of the deck
     m = 3 * r[R_SEATS]
     for i in range(min(m + 1, nd)):
-        j = i + _rng_below(rng, nd - i)
+        j = i + rng_below(rng, nd - i)
         t = deck[i]
         deck[i] = deck[j]
         deck[j] = t
@@ -914,7 +901,7 @@ def _play_one(s, r, src, deck, cards, buf, rng, dealer, score0, score1, with_con
     steps = 0
     while s[WINNER] < 0:
         n = legal_actions(s, r, buf, with_concede)
-        apply_unchecked(s, r, buf[_rng_below(rng, n)])
+        apply_unchecked(s, r, buf[rng_below(rng, n)])
         steps += 1
     return steps
 
@@ -932,7 +919,7 @@ def _random_hands(r, deck, n, seed, dealer, score0, score1, with_concede, out, n
         hi = min(n, lo + chunk)
         for i in range(lo, hi):
             rng[0] = np.uint64(seed) * np.uint64(0x100000001B3) + np.uint64(i)
-            _rng_next(rng)
+            rng_next(rng)
             steps = _play_one(s, r, deck, d, cards, buf, rng, dealer, score0, score1, with_concede)
             out[i, 0] = s[WINNER]
             out[i, 1] = s[POINTS]
@@ -961,7 +948,7 @@ def random_matches(r, deck, n, seed, with_concede, out):
     target = r[R_TARGET]
     for i in range(n):
         rng[0] = np.uint64(seed) * np.uint64(0x100000001B3) + np.uint64(i)
-        _rng_next(rng)
+        rng_next(rng)
         sc0 = 0
         sc1 = 0
         dealer = 1

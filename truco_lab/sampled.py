@@ -13,6 +13,7 @@ import numba as nb
 import numpy as np
 
 from solvers.mccfr import MCCFRSolver, SampledGame
+from solvers.rng import rng_below
 from truco_lab import engine as E
 from truco_lab.cards import A_DOWN, A_RAISE
 from truco_lab.rules import R_ELEVEN_ON, R_SEATS, R_SIZE, R_TARGET, R_VIRA, RuleSet
@@ -45,7 +46,7 @@ def t_deal(g, s, h, rng):
     size = m + 1 if r[R_VIRA] != 0 else m
     cards = np.empty(13, np.int32)
     for i in range(size):  # partial Fisher-Yates
-        j = i + E._rng_below(rng, nd - i)
+        j = i + rng_below(rng, nd - i)
         t = deck[i]
         deck[i] = deck[j]
         deck[j] = t
