@@ -1,4 +1,4 @@
-"""Random playouts through the OpenSpiel games, shared by the rule-set tests."""
+"""Helpers shared by the rule-set tests: actions in notation, random playouts through the OpenSpiel games."""
 
 from __future__ import annotations
 
@@ -19,3 +19,10 @@ def play_randomly(state, rng: random.Random, each: Callable | None = None):
         else:
             state.apply_action(rng.choice(state.legal_actions()))
     return state
+
+
+def play(h, *actions):
+    """Apply ``actions`` (notation) to a ``HandState`` in turn; returns it."""
+    for a in actions:
+        h.apply(a)
+    return h

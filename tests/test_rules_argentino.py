@@ -12,7 +12,7 @@ from dataclasses import replace
 import numpy as np
 import pyspiel
 import pytest
-from playouts import play_randomly
+from playouts import play, play_randomly
 
 import truco_lab  # noqa: F401  registers the games
 from truco_lab import HandState, TrucoError, envido_points
@@ -25,12 +25,6 @@ DECK1 = replace(ARGENTINO, deck_extra=1)
 
 def deal(p0, p1, dealer=1, score=(0, 0), rules=ARGENTINO):
     return HandState.new(hands=(p0, p1), dealer=dealer, score=score, rules=rules)
-
-
-def play(h, *actions):
-    for a in actions:
-        h.apply(a)
-    return h
 
 
 def trick(c0, c1):

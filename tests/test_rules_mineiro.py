@@ -12,6 +12,7 @@ import random
 import numpy as np
 import pyspiel
 import pytest
+from playouts import play
 
 import truco_lab  # noqa: F401  registers the games
 from truco_lab import HandState, TrucoError
@@ -22,12 +23,6 @@ from truco_lab.rules import MINEIRO, PAULISTA, RuleSet, rule_set
 
 def deal(p0, p1, dealer=1, score=(0, 0), rules=MINEIRO):
     return HandState.new(hands=(p0, p1), dealer=dealer, score=score, rules=rules)
-
-
-def play(h, *actions):
-    for a in actions:
-        h.apply(a)
-    return h
 
 
 def trick(c0, c1):
