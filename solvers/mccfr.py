@@ -94,39 +94,28 @@ def _match(regrets, off, n, out):
 
 
 @nb.njit(cache=True)
-def _enter(player, legal, key, g, s, h, acts, keys, index, ioff, inact, regrets, sig, cnt):
-    """At a node: (player to act, action count, first slot) with the legal actions in ``acts`` and the
-    current strategy in ``sig``; the player is -1 at a terminal, the slot -1 on a table error (in ``cnt[3]``)."""
-    q = player(g, s)
-    if q < 0:
-        return q, 0, 0
-    n = legal(g, s, acts)
-    row = _lookup(keys, index, ioff, inact, cnt, key(g, s, h, q), n)
-    if row < 0:
-        cnt[3] = row
-        return q, n, -1
-    off = ioff[row]
-    _match(regrets, off, n, sig)
-    return q, n, off
-
-
-@nb.njit(cache=True)
 def _external(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d, p, w, keys, index, ioff, inact,
               regrets, ssum, cnt, rng) -> float:
     """External sampling: every action of ``p``, one sampled action of the opponent."""
     s = S[d]
-    q, n, off = _enter(player, legal, key, g, s, H[d], A[d], keys, index, ioff, inact, regrets, P[d], cnt)
+    h = H[d]
+    q = player(g, s)
     if q < 0:
         return utility(g, s, p)
-    if off < 0:
+    n = legal(g, s, A[d])
+    row = _lookup(keys, index, ioff, inact, cnt, key(g, s, h, q), n)
+    if row < 0:
+        cnt[3] = row
         return 0.0
+    off = ioff[row]
     sig = P[d]
+    _match(regrets, off, n, sig)
     if q == p:
         vals = V[d]
         node = 0.0
         for i in range(n):
             S[d + 1, :] = s
-            H[d + 1, :] = H[d]
+            H[d + 1, :] = h
             apply(g, S[d + 1], H[d + 1], A[d, i])
             v = _external(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d + 1, p, w, keys, index,
                           ioff, inact, regrets, ssum, cnt, rng)
@@ -144,7 +133,7 @@ def _external(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d, p, 
         i += 1
         acc += sig[i]
     S[d + 1, :] = s
-    H[d + 1, :] = H[d]
+    H[d + 1, :] = h
     apply(g, S[d + 1], H[d + 1], A[d, i])
     return _external(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d + 1, p, w, keys, index, ioff,
                      inact, regrets, ssum, cnt, rng)
@@ -156,12 +145,18 @@ def _outcome(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d, p, w
     """Outcome sampling: one trajectory, ``p`` explores with probability ``eps``; returns the sampled
     value estimate of this node for ``p`` (importance-weighted by the trajectory's sampling probability)."""
     s = S[d]
-    q, n, off = _enter(player, legal, key, g, s, H[d], A[d], keys, index, ioff, inact, regrets, P[d], cnt)
+    h = H[d]
+    q = player(g, s)
     if q < 0:
         return utility(g, s, p)
-    if off < 0:
+    n = legal(g, s, A[d])
+    row = _lookup(keys, index, ioff, inact, cnt, key(g, s, h, q), n)
+    if row < 0:
+        cnt[3] = row
         return 0.0
+    off = ioff[row]
     sig = P[d]
+    _match(regrets, off, n, sig)
     smp = V[d]  # the sampling policy
     for i in range(n):
         smp[i] = eps / n + (1.0 - eps) * sig[i] if q == p else sig[i]
@@ -174,7 +169,7 @@ def _outcome(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d, p, w
     si = sig[i]
     qi = smp[i]
     S[d + 1, :] = s
-    H[d + 1, :] = H[d]
+    H[d + 1, :] = h
     apply(g, S[d + 1], H[d + 1], A[d, i])
     child = _outcome(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d + 1, p, w, eps,
                      my * si if q == p else my, opp if q == p else opp * si, samp * qi, keys, index, ioff, inact,
