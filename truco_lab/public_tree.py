@@ -28,6 +28,7 @@ Value-preserving prunes (each a flag, each tested to leave the value unchanged):
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
@@ -245,8 +246,11 @@ def _slot(e, d, src, rem, code, el_hand, el_rem, el_entry, e_child, e_action):
 
 
 @nb.njit(cache=True)
-def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
-    H = hand_packed.shape[0]
+def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes, root_hand, root_rem, len0, max_depth):
+    """Expand the public tree from state ``root`` whose players' lists are ``root_hand``/``root_rem``
+    (player 0's first ``len0`` elements, then player 1's). Non-terminal nodes at depth ``max_depth``
+    are left unexpanded (actor -1, outcome -1: a *frontier*); their numbers and states are returned
+    last, with every element's remaining-cards word, so each can be built on its own later."""
     cap = 1 << 16
     n_actor = np.empty(cap, np.int8)
     n_outc = np.empty(cap, np.int16)
@@ -266,26 +270,32 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
     el_hand = np.empty(cap, np.int16)
     el_rem = np.empty(cap, np.int64)
     el_entry = np.empty(cap, np.int32)
-    el_hand = _grow(el_hand, 2 * H)
-    el_rem = _grow(el_rem, 2 * H)
-    el_entry = _grow(el_entry, 2 * H)
-    for i in range(2 * H):
-        el_hand[i] = i % H
-        el_rem[i] = hand_packed[i % H]
+    nroot = root_hand.shape[0]
+    el_hand = _grow(el_hand, nroot)
+    el_rem = _grow(el_rem, nroot)
+    el_entry = _grow(el_entry, nroot)
+    for i in range(nroot):
+        el_hand[i] = root_hand[i]
+        el_rem[i] = root_rem[i]
         el_entry[i] = -1
-    nel = 2 * H
+    nel = nroot
+    fr_node = np.empty(64, np.int32)
+    fr_state = np.empty((64, root.shape[0]), np.int32)
+    nfr = 0
     nnodes = 1
     ninfo = 0
     nent = 0
     n_parent[0] = -1
     n_paction[0] = -1
     n_ls0[0] = 0
-    n_ln0[0] = H
-    n_ls1[0] = H
-    n_ln1[0] = H
+    n_ln0[0] = len0
+    n_ls1[0] = len0
+    n_ln1[0] = nroot - len0
     st_node = np.empty(4096, np.int32)
+    st_depth = np.empty(4096, np.int32)
     st_state = np.empty((4096, root.shape[0]), np.int32)
     st_node[0] = 0
+    st_depth[0] = 0
     st_state[0] = root
     sp = 1
     buf = np.empty(E.MAX_LEGAL, np.int32)
@@ -312,6 +322,19 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
         if E.winner(s) >= 0:
             n_actor[n] = -1
             n_outc[n] = outcome_code(E.winner(s), E.awarded(s))
+            continue
+        depth = st_depth[sp]
+        if depth >= max_depth:
+            n_actor[n] = -1
+            n_outc[n] = -1
+            if nfr == fr_node.shape[0]:
+                fr_node = _grow(fr_node, 2 * nfr)
+                fs = np.empty((2 * nfr, root.shape[0]), np.int32)
+                fs[:nfr] = fr_state[:nfr]
+                fr_state = fs
+            fr_node[nfr] = n
+            fr_state[nfr] = s
+            nfr += 1
             continue
         p = E.actor(s)
         q = 1 - p
@@ -491,12 +514,13 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes):
                 E.apply_unchecked(child, r, a)
                 n_paction[c] = a
             st_node[sp] = c
+            st_depth[sp] = depth + 1
             st_state[sp] = child
             sp += 1
     return (n_actor[:nnodes], n_outc[:nnodes], n_parent[:nnodes], n_paction[:nnodes], n_ls0[:nnodes],
             n_ls1[:nnodes], n_ln0[:nnodes], n_ln1[:nnodes], n_info[:nnodes], n_child[:nnodes],
             n_nchild[:nnodes], i_off[:ninfo], i_nact[:ninfo], e_child[:nent], e_action[:nent],
-            el_hand[:nel], el_entry[:nel])
+            el_hand[:nel], el_entry[:nel], fr_node[:nfr], fr_state[:nfr], el_rem[:nel])
 
 
 def _prune_mask(prunes: dict) -> int:
@@ -573,6 +597,21 @@ def build_cell(rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, deal
     """
     from truco_lab.payoff import objective_utilities
 
+    prunes, vc, inputs = _cell_inputs(rules, score0, score1, dealer, vira, prunes, payoff)
+    r, root, lvl_cards, card_level, hands, packed, nlev = inputs
+    rh = np.concatenate([np.arange(len(hands)), np.arange(len(hands))]).astype(np.int16)
+    arrs = list(_build(r, root, lvl_cards, card_level, packed, nlev, prunes, rh, packed[rh], len(hands),
+                       1 << 30)[:17])
+    tree = _assemble(arrs, vc, hands, lvl_cards, card_level)
+    tree.source = Cell(rules, int(score0), int(score1), int(dealer), vc, int(prunes), payoff)
+    if utilities is None:
+        utilities = objective_utilities(rules, score0, score1, dealer, outcome_codes(tree), payoff, equity)
+    tree.set_payoff(utilities)
+    return tree
+
+
+def _cell_inputs(rules: RuleSet, score0, score1, dealer, vira, prunes, payoff):
+    """Validated arguments of a cell and the builder's inputs."""
     if isinstance(prunes, dict):
         prunes = _prune_mask(prunes)
     check_cell_args(rules, score0, score1, dealer)
@@ -595,7 +634,11 @@ def build_cell(rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, deal
     hands, packed = _hands(vc.multiplicity)
     root = np.zeros(E.STATE_SIZE, np.int32)
     E.new_hand(root, r, dealer, score0, score1, np.full(6, -1, np.int32), vc.vira)
-    arrs = list(_build(r, root, lvl_cards, card_level, packed, nlev, prunes))
+    return int(prunes), vc, (r, root, lvl_cards, card_level, hands, packed, nlev)
+
+
+def _assemble(arrs: list, vc: ViraClass, hands, lvl_cards, card_level, weights: bool = True) -> VectorTree:
+    """A VectorTree from the builder's first 17 arrays (consumed: ``arrs`` is emptied)."""
     # The builder returns views of grown buffers: copy each to its size (freeing the slack, one array
     # at a time) and narrow what fits: slot offsets to int32 below 2**31 slots, action counts to int8.
     nslots = arrs[13].shape[0]
@@ -607,21 +650,90 @@ def build_cell(rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, deal
         del a
     (actor, outc, parent, paction, ls0, ls1, ln0, ln1, info, child, nchild, ioff, inact, echild, eaction,
      ehand, eentry) = arrs
-    del arrs
-    tree = VectorTree(
+    arrs.clear()
+    return VectorTree(
         node_actor=actor, node_util=np.zeros(actor.shape[0]), node_list=np.stack([ls0, ls1], axis=1),
         node_len=np.stack([ln0, ln1], axis=1), node_infoset=info,
         infoset_offset=ioff, infoset_nact=inact, entry_child=echild, elem_hand=ehand,
-        deal_weight=deal_weights(vc.multiplicity, hands), num_hands=len(hands),
+        deal_weight=deal_weights(vc.multiplicity, hands) if weights else np.zeros((0, 0)), num_hands=len(hands),
         node_parent=parent, node_action=paction, node_child=child, node_nchild=nchild,
         entry_action=eaction, elem_entry=eentry, node_outcome=outc,
-        source=Cell(rules, int(score0), int(score1), int(dealer), vc, int(prunes), payoff),
         meta={"hands": hands, "lvl_cards": lvl_cards, "card_level": card_level},
     )
-    if utilities is None:
-        utilities = objective_utilities(rules, score0, score1, dealer, outcome_codes(tree), payoff, equity)
-    tree.set_payoff(utilities)
-    return tree
+
+
+def build_split(folder, rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, dealer: int = 1,
+                vira: int | ViraClass = 0, prunes: int | dict = ALL_PRUNES, payoff: str = "points",
+                equity=None, depth: int = 3, progress: bool = False):
+    """The cell's tree cut at public depth ``depth`` (:class:`solvers.streamed.SplitTree`): the trunk in
+    memory, each subtree below the cut built on its own and written to ``folder`` (so the build's
+    peak is the largest subtree's, not the whole tree's). Parts already in ``folder`` from an
+    interrupted build of the same cell are kept (the folder's ``split.json`` names the cell)."""
+    from solvers.streamed import PartStore, SplitTree, part_arrays
+    from truco_lab.payoff import objective_utilities
+
+    prunes, vc, inputs = _cell_inputs(rules, score0, score1, dealer, vira, prunes, payoff)
+    r, root, lvl_cards, card_level, hands, packed, nlev = inputs
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise ValueError(f"split depth must be a positive integer, got {depth!r}")
+    key = {"rules": rules_to_dict(rules), "score": [int(score0), int(score1)], "dealer": int(dealer),
+           "vira_class": vc.index, "prunes": prunes, "depth": depth}
+    store = PartStore(folder)
+    marker = store.folder / "build.json"
+    if marker.exists():
+        old = json.loads(marker.read_text())
+        if old != key:
+            raise ValueError(f"{folder} holds the split of another cell ({old}); use another folder")
+    else:
+        marker.write_text(json.dumps(key) + "\n")
+    rh = np.concatenate([np.arange(len(hands)), np.arange(len(hands))]).astype(np.int16)
+    out = _build(r, root, lvl_cards, card_level, packed, nlev, prunes, rh, packed[rh], len(hands), depth)
+    fr_node, fr_state, el_rem = out[17], out[18], out[19]
+    trunk = _assemble(list(out[:17]), vc, hands, lvl_cards, card_level)
+    del out
+    P = len(fr_node)
+    slots = np.zeros(P, np.int64)
+    infosets = np.zeros(P, np.int64)
+    nodes = np.zeros(P, np.int64)
+    elems = np.zeros(P, np.int64)
+    codes = set(np.unique(trunk.node_outcome[trunk.node_outcome >= 0]).tolist())
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=P, desc="building parts", unit=" part")
+    for i in range(P):
+        f = int(fr_node[i])
+        l0, n0 = trunk.node_list[f, 0], trunk.node_len[f, 0]
+        l1, n1 = trunk.node_list[f, 1], trunk.node_len[f, 1]
+        idx = np.concatenate([np.arange(l0, l0 + n0), np.arange(l1, l1 + n1)])
+        if store.has(i):
+            a = store.load(i)
+        else:
+            parr = list(_build(r, fr_state[i].copy(), lvl_cards, card_level, packed, nlev, prunes,
+                               trunk.elem_hand[idx].astype(np.int16), el_rem[idx], int(n0), 1 << 30)[:17])
+            a = part_arrays(_assemble(parr, vc, hands, lvl_cards, card_level, weights=False))
+            store.save(i, a)
+        slots[i] = a["entry_child"].shape[0]
+        infosets[i] = a["infoset_offset"].shape[0]
+        nodes[i] = a["node_actor"].shape[0]
+        elems[i] = a["elem_hand"].shape[0]
+        o = a["node_outcome"]
+        codes.update(np.unique(o[o >= 0]).tolist())
+        del a
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    utility = objective_utilities(rules, score0, score1, dealer, sorted(codes), payoff, equity)
+    trunk.set_payoff(utility)
+    trunk.source = Cell(rules, int(score0), int(score1), int(dealer), vc, int(prunes), payoff)
+    split = SplitTree(trunk, fr_node.astype(np.int32),
+                      np.concatenate([[trunk.num_slots], trunk.num_slots + np.cumsum(slots)]).astype(np.int64),
+                      np.concatenate([[trunk.num_infosets], trunk.num_infosets + np.cumsum(infosets)]).astype(np.int64),
+                      nodes, elems, store, np.asarray(utility, np.float64))
+    split.save_index({"cell": key, "payoff": payoff})
+    return split
 
 
 def outcome_codes(tree: VectorTree) -> np.ndarray:

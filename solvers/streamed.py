@@ -1,0 +1,284 @@
+"""Vector-form trees too big for memory: a trunk in memory, its subtrees streamed from disk.
+
+A :class:`SplitTree` is a :class:`~solvers.tree.VectorTree` cut at a depth: the *trunk* holds the
+nodes above the cut, and each node on the cut (a *frontier* node, a terminal of the trunk with
+no payoff) roots a *part*, a complete VectorTree of its own whose first elements are copies of the
+frontier node's two lists (player 0's, then player 1's). Parts live in a :class:`PartStore` on
+disk. Slots are numbered globally, the trunk's first and then each part's in order, so the solver
+state (regrets, strategy sums: 8 bytes per slot) is one array in memory while the trees, the
+working strategy, reaches and values (the other ~35 bytes per slot) exist for one part at a time.
+
+:class:`StreamedSolver` runs exactly the iterations of :class:`solvers.vector.VectorSolver`
+(same kernels, same update rule, same order of updates): per pass, the trunk's forward pass
+gives every frontier list its reach; each part is loaded, passed forward and backward, and its
+root values are added into the frontier lists; then the trunk's backward pass. Best responses
+(the certificate) stream the same way, so the exploitability it reports is the whole
+profile's, exact. Nothing here knows the game: a game supplies the parts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from solvers.cfr import _ALG_ID, SolverState, _discounts, _normalize, _strategy_from
+from solvers.storage import atomic_write
+from solvers.tree import VectorTree
+from solvers.vector import MODE_BR, MODE_EVAL, MODE_UPDATE, _back_range, _fwd_range
+
+PART_ARRAYS = ("node_actor", "node_outcome", "node_list", "node_len", "node_infoset", "infoset_offset",
+               "infoset_nact", "entry_child", "elem_hand")
+"""What a part keeps on disk: the arrays the kernels read, payoffs as outcome codes."""
+
+
+class PartStore:
+    """Parts as one uncompressed ``.npz`` each in ``folder`` (written atomically, so a part on disk
+    is whole; an interrupted build resumes at the first missing part)."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    def path(self, i: int | str) -> Path:
+        return self.folder / (f"part-{i:06d}.npz" if isinstance(i, int) else f"{i}.npz")
+
+    def has(self, i: int | str) -> bool:
+        return self.path(i).exists()
+
+    def save(self, i: int | str, arrays: dict[str, np.ndarray]) -> None:
+        atomic_write(self.path(i), lambda p: np.savez(p, **arrays), suffix=".npz")
+
+    def load(self, i: int | str) -> dict[str, np.ndarray]:
+        with np.load(self.path(i)) as z:
+            return {k: z[k] for k in z.files}
+
+    def nbytes(self) -> int:
+        return sum(p.stat().st_size for p in self.folder.glob("part-*.npz"))
+
+
+def part_arrays(tree: VectorTree) -> dict[str, np.ndarray]:
+    """The arrays of ``tree`` a part stores (:data:`PART_ARRAYS`)."""
+    return {k: np.asarray(getattr(tree, k)) for k in PART_ARRAYS}
+
+
+@dataclass
+class SplitTree:
+    """A trunk (frontier nodes are payoff-free terminals) and its parts on disk.
+
+    ``slot_start[i]`` / ``infoset_start[i]`` is part ``i``'s first global slot / information set
+    (``slot_start[0]`` = the trunk's slot count; the last entry is the total). ``utility`` is
+    player 0's payoff per outcome code, applied to parts as they load."""
+
+    trunk: VectorTree
+    frontier: np.ndarray  # int32 [P]: the trunk node rooting each part
+    slot_start: np.ndarray  # int64 [P + 1]
+    infoset_start: np.ndarray  # int64 [P + 1]
+    node_count: np.ndarray  # int64 [P]
+    element_count: np.ndarray  # int64 [P]
+    store: PartStore
+    utility: np.ndarray
+
+    @property
+    def num_parts(self) -> int:
+        return int(self.frontier.shape[0])
+
+    @property
+    def num_nodes(self) -> int:
+        return self.trunk.num_nodes + int(self.node_count.sum())
+
+    @property
+    def num_infosets(self) -> int:
+        return int(self.infoset_start[-1])
+
+    @property
+    def num_slots(self) -> int:
+        return int(self.slot_start[-1])
+
+    @property
+    def num_elements(self) -> int:
+        return self.trunk.num_elements + int(self.element_count.sum())
+
+    @property
+    def num_hands(self) -> int:
+        return self.trunk.num_hands
+
+    def part(self, i: int) -> VectorTree:
+        """Part ``i`` loaded from disk, with its payoffs."""
+        a = self.store.load(i)
+        outc = a.pop("node_outcome")
+        util = np.zeros(outc.shape[0])
+        term = outc >= 0
+        util[term] = self.utility[outc[term]]
+        return VectorTree(node_util=util, node_outcome=outc, deal_weight=self.trunk.deal_weight,
+                          num_hands=self.trunk.num_hands, **a)
+
+    def part_nbytes(self, i: int) -> int:
+        """Bytes part ``i`` and its working buffers occupy while loaded (~ its file plus buffers)."""
+        n, e, s = int(self.node_count[i]), int(self.element_count[i]), int(self.slot_start[i + 1] - self.slot_start[i])
+        return 35 * n + 14 * e + 9 * s + 5 * int(self.infoset_start[i + 1] - self.infoset_start[i])
+
+    def save_index(self, extra: dict | None = None) -> None:
+        """The trunk and the part index, so a later process opens the split without rebuilding it."""
+        self.store.save("trunk", {**part_arrays(self.trunk), "deal_weight": self.trunk.deal_weight,
+                                  "frontier": self.frontier, "slot_start": self.slot_start,
+                                  "infoset_start": self.infoset_start, "node_count": self.node_count,
+                                  "element_count": self.element_count, "utility": self.utility,
+                                  "num_hands": np.int64(self.trunk.num_hands)})
+        text = json.dumps({"parts": self.num_parts, "slots": self.num_slots, **(extra or {})}, indent=2)
+        atomic_write(self.store.folder / "split.json", lambda p: p.write_text(text + "\n"))
+
+    @classmethod
+    def open(cls, folder: str | Path) -> SplitTree:
+        """A split saved by :meth:`save_index`."""
+        store = PartStore(folder)
+        a = store.load("trunk")
+        outc = a["node_outcome"]
+        util = np.zeros(outc.shape[0])
+        term = outc >= 0
+        util[term] = a["utility"][outc[term]]
+        trunk = VectorTree(node_util=util, deal_weight=a["deal_weight"], num_hands=int(a["num_hands"]),
+                           **{k: a[k] for k in PART_ARRAYS})
+        return cls(trunk, a["frontier"], a["slot_start"], a["infoset_start"], a["node_count"],
+                   a["element_count"], store, a["utility"])
+
+
+class StreamedSolver(SolverState):
+    """CFR-family solver over a :class:`SplitTree` (the iterates of :class:`VectorSolver` on the whole
+    tree, to rounding). ``resident_bytes``: parts kept loaded between passes while their estimated size
+    fits (the rest are read from disk on every pass)."""
+
+    def __init__(self, split: SplitTree, algorithm: str = "dcfr", alternating: bool = True,
+                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0, resident_bytes: int = 0) -> None:
+        super().__init__(split, algorithm, alternating, alpha, beta, gamma)
+        self.split = split
+        s = split.num_slots
+        self.regrets = np.zeros(s, np.float32)
+        self.ssum = np.zeros(s, np.float32)
+        self.pred = np.zeros(s if algorithm == "pcfr+" else 1, np.float32)
+        self.resident_bytes = int(resident_bytes)
+        self._resident: dict[int, VectorTree] = {}
+        self._resident_used = 0
+        self.parts_read = 0  # parts read from disk so far (a measure of the streaming's cost)
+
+    # ---- parts ------------------------------------------------------------
+    def _part(self, i: int) -> VectorTree:
+        t = self._resident.get(i)
+        if t is not None:
+            return t
+        t = self.split.part(i)
+        self.parts_read += 1
+        need = self.split.part_nbytes(i)
+        if self._resident_used + need <= self.resident_bytes:
+            self._resident[i] = t
+            self._resident_used += need
+        return t
+
+    def _slots(self, i: int) -> slice:
+        """Global slots of part ``i`` (``-1``: the trunk)."""
+        st = self.split.slot_start
+        return slice(0, int(st[0])) if i < 0 else slice(int(st[i]), int(st[i + 1]))
+
+    def _strategy(self, t: VectorTree, sl: slice, average: bool) -> np.ndarray:
+        out = np.zeros(t.num_slots, np.float32)
+        if average:
+            _normalize(self.ssum[sl], t.infoset_offset, t.infoset_nact, out)
+        else:
+            pred = self.pred[sl] if self.algorithm == "pcfr+" else self.pred
+            _strategy_from(self.regrets[sl], pred, self.algorithm == "pcfr+", t.infoset_offset, t.infoset_nact,
+                           out)
+        return out
+
+    # ---- one pass ---------------------------------------------------------
+    def _pass(self, mode: int, who: int, average: bool) -> np.ndarray:
+        """Forward and backward over the trunk and every part; returns the trunk's values."""
+        sp = self.split
+        tr = sp.trunk
+        it = float(self.iteration)
+        pos, neg, sdisc = _discounts(it, self.alpha, self.beta, self.gamma)
+        alg = _ALG_ID[self.algorithm]
+        pcfr = self.algorithm == "pcfr+"
+        tb = np.zeros(1)
+
+        def back(t: VectorTree, sl: slice, strat, reach, value) -> None:
+            _back_range(0, t.num_nodes, -1, -1, 0, 0, tb, t.node_actor, t.node_util, t.node_list, t.node_len,
+                        t.node_infoset, t.infoset_offset, t.infoset_nact, t.entry_child, t.elem_hand,
+                        t.deal_weight, strat, reach, value, mode, who, alg, it, pos, neg, sdisc,
+                        self.regrets[sl], self.ssum[sl], self.pred[sl] if pcfr else self.pred)
+
+        def fwd(t: VectorTree, strat, reach) -> None:
+            _fwd_range(0, t.num_nodes, t.node_actor, t.node_list, t.node_len, t.node_infoset, t.infoset_offset,
+                       t.infoset_nact, t.entry_child, strat, reach)
+
+        tsl = self._slots(-1)
+        tstrat = self._strategy(tr, tsl, average)
+        treach = np.zeros(tr.num_elements, np.float32)
+        treach[: 2 * tr.num_hands] = 1.0
+        fwd(tr, tstrat, treach)
+        tvalue = np.zeros(tr.num_elements)
+        for i in range(sp.num_parts):
+            t = self._part(i)
+            sl = self._slots(i)
+            f = int(sp.frontier[i])
+            l0, n0 = int(tr.node_list[f, 0]), int(tr.node_len[f, 0])
+            l1, n1 = int(tr.node_list[f, 1]), int(tr.node_len[f, 1])
+            reach = np.zeros(t.num_elements, np.float32)
+            reach[:n0] = treach[l0:l0 + n0]
+            reach[n0:n0 + n1] = treach[l1:l1 + n1]
+            strat = self._strategy(t, sl, average)
+            fwd(t, strat, reach)
+            value = np.zeros(t.num_elements)
+            back(t, sl, strat, reach, value)
+            tvalue[l0:l0 + n0] += value[:n0]
+            tvalue[l1:l1 + n1] += value[n0:n0 + n1]
+            del t, strat, reach, value
+        back(tr, tsl, tstrat, treach, tvalue)
+        return tvalue
+
+    def iterate(self, n: int = 1) -> None:
+        """Run ``n`` iterations."""
+        for _ in range(n):
+            self.iteration += 1
+            if self.alternating:
+                self._pass(MODE_UPDATE, 0, False)
+                self._pass(MODE_UPDATE, 1, False)
+            else:
+                self._pass(MODE_UPDATE, 2, False)
+
+    def _root(self, v: np.ndarray, p: int) -> float:
+        H = self.split.num_hands
+        return float(v[p * H:(p + 1) * H].sum())
+
+    def game_value(self) -> float:
+        """Player 0's expected payoff under the average profile."""
+        return self._root(self._pass(MODE_EVAL, 2, True), 0)
+
+    def best_response_values(self) -> tuple[float, float]:
+        return (self._root(self._pass(MODE_BR, 0, True), 0), self._root(self._pass(MODE_BR, 1, True), 1))
+
+    def exploitability(self) -> float:
+        """NashConv / 2 of the average profile, exact, in the game's units."""
+        b0, b1 = self.best_response_values()
+        return (b0 + b1) / 2.0
+
+    def nbytes(self) -> int:
+        """Bytes of solver state held for the whole tree (parts' working buffers come and go)."""
+        return self.regrets.nbytes + self.ssum.nbytes + self.pred.nbytes + self._resident_used
+
+
+def memory_of(split: SplitTree) -> dict[str, int]:
+    """Bytes a streamed solve holds: solver state for every slot, the trunk, the largest part."""
+    largest = max((split.part_nbytes(i) for i in range(split.num_parts)), default=0)
+    return {"state": 8 * split.num_slots, "trunk": split.trunk.nbytes() + 12 * split.trunk.num_elements,
+            "largest_part": largest}
+
+
+def remove(folder: str | Path) -> None:
+    """Delete a split's files (parts, trunk, index)."""
+    f = Path(folder)
+    for p in list(f.glob("part-*.npz")) + [f / "trunk.npz", f / "split.json"]:
+        if p.exists():
+            os.unlink(p)
