@@ -35,29 +35,72 @@ PART_ARRAYS = ("node_actor", "node_outcome", "node_list", "node_len", "node_info
 """What a part keeps on disk: the arrays the kernels read, payoffs as outcome codes."""
 
 
+_LAYOUT = (("node_actor", np.int8, 0), ("node_outcome", np.int16, 0), ("node_list", np.int32, 0),
+           ("node_len", np.int32, 0), ("node_infoset", np.int32, 0), ("infoset_offset", np.int32, 1),
+           ("infoset_nact", np.int8, 1), ("entry_child", np.int32, 2), ("elem_hand", np.int16, 3))
+"""A part file: four int64 counts (nodes, information sets, slots, elements), then each array in
+this order and dtype (node lists and lengths are two columns), each padded to 8 bytes. One read
+per part and views into it: numpy's ``.npz`` cost 6x the kernels' time in zip and header parsing."""
+
+
+def _sizes(counts: np.ndarray) -> list[int]:
+    return [int(counts[k]) * np.dtype(dt).itemsize * (2 if name in ("node_list", "node_len") else 1)
+            for name, dt, k in _LAYOUT]
+
+
 class PartStore:
-    """Parts as one uncompressed ``.npz`` each in ``folder`` (written atomically, so a part on disk
-    is whole; an interrupted build resumes at the first missing part)."""
+    """Parts as one raw file each in ``folder`` (written atomically, so a part on disk is whole; an
+    interrupted build resumes at the first missing part). Other records (the trunk) are ``.npz``."""
 
     def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
 
     def path(self, i: int | str) -> Path:
-        return self.folder / (f"part-{i:06d}.npz" if isinstance(i, int) else f"{i}.npz")
+        return self.folder / (f"part-{i:06d}.bin" if isinstance(i, int) else f"{i}.npz")
 
     def has(self, i: int | str) -> bool:
         return self.path(i).exists()
 
     def save(self, i: int | str, arrays: dict[str, np.ndarray]) -> None:
-        atomic_write(self.path(i), lambda p: np.savez(p, **arrays), suffix=".npz")
+        if not isinstance(i, int):
+            atomic_write(self.path(i), lambda p: np.savez(p, **arrays), suffix=".npz")
+            return
+        counts = np.array([arrays["node_actor"].shape[0], arrays["infoset_offset"].shape[0],
+                           arrays["entry_child"].shape[0], arrays["elem_hand"].shape[0]], np.int64)
+
+        def write(p: Path) -> None:
+            with open(p, "wb") as f:
+                f.write(counts.tobytes())
+                for (name, dt, _), size in zip(_LAYOUT, _sizes(counts), strict=True):
+                    b = np.ascontiguousarray(arrays[name], dtype=dt).tobytes()
+                    assert len(b) == size, name
+                    f.write(b + bytes(-size % 8))
+
+        atomic_write(self.path(i), write)
 
     def load(self, i: int | str) -> dict[str, np.ndarray]:
-        with np.load(self.path(i)) as z:
-            return {k: z[k] for k in z.files}
+        p = self.path(i)
+        if not isinstance(i, int):
+            with np.load(p) as z:
+                return {k: z[k] for k in z.files}
+        with open(p, "rb") as f:
+            buf = bytearray(p.stat().st_size)
+            if f.readinto(buf) != len(buf):
+                raise ValueError(f"{p}: truncated part file")
+        counts = np.frombuffer(buf, np.int64, 4) if len(buf) >= 32 else np.zeros(4, np.int64)
+        want = 32 + sum(n + (-n % 8) for n in _sizes(counts))
+        if len(buf) < 32 or want != len(buf):
+            raise ValueError(f"{p}: part file of {len(buf)} bytes, its counts say {want} (truncated or not a part)")
+        out, pos = {}, 32
+        for (name, dt, _), size in zip(_LAYOUT, _sizes(counts), strict=True):
+            a = np.frombuffer(buf, dt, size // np.dtype(dt).itemsize, pos)
+            out[name] = a.reshape(-1, 2) if name in ("node_list", "node_len") else a
+            pos += size + (-size % 8)
+        return out
 
     def nbytes(self) -> int:
-        return sum(p.stat().st_size for p in self.folder.glob("part-*.npz"))
+        return sum(p.stat().st_size for p in self.folder.glob("part-*.bin"))
 
 
 def part_arrays(tree: VectorTree) -> dict[str, np.ndarray]:
@@ -165,17 +208,29 @@ class StreamedSolver(SolverState):
         self.parts_read = 0  # parts read from disk so far (a measure of the streaming's cost)
 
     # ---- parts ------------------------------------------------------------
-    def _part(self, i: int) -> VectorTree:
-        t = self._resident.get(i)
-        if t is not None:
-            return t
-        t = self.split.part(i)
-        self.parts_read += 1
-        need = self.split.part_nbytes(i)
-        if self._resident_used + need <= self.resident_bytes:
-            self._resident[i] = t
-            self._resident_used += need
-        return t
+    def _parts(self):
+        """Parts in order; the next one is read by a helper thread while the kernels work on this
+        one (file reads release the interpreter lock, so reading overlaps computing)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        n = self.split.num_parts
+
+        def get(i):
+            t = self._resident.get(i)
+            return t if t is not None else self.split.part(i)
+
+        with ThreadPoolExecutor(1) as pool:
+            nxt = pool.submit(get, 0) if n else None
+            for i in range(n):
+                t = nxt.result()
+                nxt = pool.submit(get, i + 1) if i + 1 < n else None
+                if i not in self._resident:
+                    self.parts_read += 1
+                    need = self.split.part_nbytes(i)
+                    if self._resident_used + need <= self.resident_bytes:
+                        self._resident[i] = t
+                        self._resident_used += need
+                yield i, t
 
     def _slots(self, i: int) -> slice:
         """Global slots of part ``i`` (``-1``: the trunk)."""
@@ -219,8 +274,7 @@ class StreamedSolver(SolverState):
         treach[: 2 * tr.num_hands] = 1.0
         fwd(tr, tstrat, treach)
         tvalue = np.zeros(tr.num_elements)
-        for i in range(sp.num_parts):
-            t = self._part(i)
+        for i, t in self._parts():
             sl = self._slots(i)
             f = int(sp.frontier[i])
             l0, n0 = int(tr.node_list[f, 0]), int(tr.node_len[f, 0])
@@ -259,6 +313,27 @@ class StreamedSolver(SolverState):
     def best_response_values(self) -> tuple[float, float]:
         return (self._root(self._pass(MODE_BR, 0, True), 0), self._root(self._pass(MODE_BR, 1, True), 1))
 
+    def best_response_value(self, player: int, strategy=None, utilities: np.ndarray | None = None) -> float:
+        """``player``'s best-response value against the average profile, optionally with other terminal
+        utilities per outcome code (player 0's); the split's utilities are restored afterwards."""
+        if strategy is not None:
+            raise ValueError("a streamed solver certifies its own average profile only (strategy=None)")
+        sp = self.split
+        saved = sp.utility
+        try:
+            if utilities is not None:
+                sp.utility = np.asarray(utilities, np.float64)
+                sp.trunk.set_payoff(sp.utility)
+                self._resident.clear()  # loaded parts carry the old payoffs
+                self._resident_used = 0
+            return self._root(self._pass(MODE_BR, player, True), player)
+        finally:
+            if utilities is not None:
+                sp.utility = saved
+                sp.trunk.set_payoff(saved)
+                self._resident.clear()
+                self._resident_used = 0
+
     def exploitability(self) -> float:
         """NashConv / 2 of the average profile, exact, in the game's units."""
         b0, b1 = self.best_response_values()
@@ -279,6 +354,6 @@ def memory_of(split: SplitTree) -> dict[str, int]:
 def remove(folder: str | Path) -> None:
     """Delete a split's files (parts, trunk, index)."""
     f = Path(folder)
-    for p in list(f.glob("part-*.npz")) + [f / "trunk.npz", f / "split.json"]:
+    for p in list(f.glob("part-*.bin")) + [f / "trunk.npz", f / "split.json"]:
         if p.exists():
             os.unlink(p)

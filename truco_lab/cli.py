@@ -8,6 +8,16 @@ import sys
 from pathlib import Path
 
 
+def _nonneg_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return v
+
+
 def _positive_int(text: str) -> int:
     try:
         v = int(text)
@@ -393,12 +403,16 @@ def cmd_solve(args: argparse.Namespace) -> int:
         from solvers.storage import available_memory_gb
         from truco_lab.lab.match import plan
 
-        need = plan(rules, [(a, b, args.dealer)], prunes)[0].peak_gb
+        row = plan(rules, [(a, b, args.dealer)], prunes)[0]
+        need = row.streamed_gb if args.split_depth else row.peak_gb
         have = available_memory_gb()
         if need > have:
+            hint = "" if args.split_depth else "--split-depth 3 (stream the tree from disk), "
             return _err(prog, f"cell {a}x{b} needs ~{need:.0f} GB per vira class (predicted from the measured tiers, "
                               f"`truco-lab match --plan`), this machine has {have:.0f} GB available: solve a small "
-                              "variant (--ranks/--suits/--max-stake), a bigger machine, or --ignore-memory-check")
+                              f"variant (--ranks/--suits/--max-stake), {hint}a bigger machine, or --ignore-memory-check")
+    if args.split_depth and not args.no_table:
+        return _err(prog, "argument --split-depth: tables of streamed cells are not written yet; add --no-table")
     try:
         specs = [(CellSpec.make(rules, a, b, args.dealer, vc.index, prunes=prunes, payoff=args.payoff,
                                 equity=equity, algorithm=args.algorithm), label) for vc, label in viras]
@@ -418,7 +432,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     cells = []
     for spec, label in specs:
         job = CellJob(spec, stop, workdir=str(out), table=not args.no_table, table_min_reach=args.table_min_reach,
-                      resume=True)
+                      resume=True, split_depth=args.split_depth)
         bar = Progress(f"vira {label} d{args.dealer}", stop.target, stop.iterations, enabled=not args.quiet)
         try:
             res = run_cell(job, progress=bar)
@@ -776,6 +790,9 @@ def main(argv: list[str] | None = None) -> int:
     so.add_argument("--checkpoint-every", type=_positive_int, default=50, help="iterations between checkpoints")
     so.add_argument("--prunes", choices=("all", "none"), default="all", help="value-preserving prunes (default all)")
     so.add_argument("--no-table", action="store_true", help="write no strategy table")
+    so.add_argument("--split-depth", type=_nonneg_int, default=0, metavar="D",
+                    help="stream the tree from disk, cut at public depth D (3 for full-ladder cells: the 0x0 "
+                         "cell in ~10 GB); parts go to DIR/parts. 0 (default): the whole tree in memory")
     so.add_argument("--table-min-reach", type=_prob, default=0.0, metavar="P",
                     help="leave out information sets the equilibrium reaches with probability below P")
     _small_variant_options(so)

@@ -664,7 +664,7 @@ def _assemble(arrs: list, vc: ViraClass, hands, lvl_cards, card_level, weights: 
 
 def build_split(folder, rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, dealer: int = 1,
                 vira: int | ViraClass = 0, prunes: int | dict = ALL_PRUNES, payoff: str = "points",
-                equity=None, depth: int = 3, progress: bool = False):
+                equity=None, depth: int = 3, progress: bool = False, utilities: np.ndarray | None = None):
     """The cell's tree cut at public depth ``depth`` (:class:`solvers.streamed.SplitTree`): the trunk in
     memory, each subtree below the cut built on its own and written to ``folder`` (so the build's
     peak is the largest subtree's, not the whole tree's). Parts already in ``folder`` from an
@@ -725,7 +725,8 @@ def build_split(folder, rules: RuleSet = PAULISTA, score0: int = 0, score1: int 
             bar.update(1)
     if bar is not None:
         bar.close()
-    utility = objective_utilities(rules, score0, score1, dealer, sorted(codes), payoff, equity)
+    utility = (objective_utilities(rules, score0, score1, dealer, sorted(codes), payoff, equity)
+               if utilities is None else np.asarray(utilities, np.float64))
     trunk.set_payoff(utility)
     trunk.source = Cell(rules, int(score0), int(score1), int(dealer), vc, int(prunes), payoff)
     split = SplitTree(trunk, fr_node.astype(np.int32),

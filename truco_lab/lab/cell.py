@@ -166,10 +166,13 @@ class CellJob:
     resume: bool = True  # continue from this spec's checkpoint if present
     warm_from: str | None = None  # checkpoint of a solved neighbour with the same structure key
     br_utilities: tuple[tuple[float, ...], tuple[float, ...]] | None = None
+    split_depth: int = 0  # > 0: stream the tree cut at this public depth from disk (cells too big for memory)
 
     @property
     def key(self) -> str:
-        return self.spec.key()
+        """The spec's hash; a streamed solve numbers slots part by part, so its files get their own."""
+        k = self.spec.key()
+        return k if not self.split_depth else stable_hash({"spec": k, "split_depth": self.split_depth})
 
     def path(self, kind: str) -> Path | None:
         """The cell's file of ``kind`` (checkpoint, table, result), named by its hash."""
@@ -268,6 +271,8 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     reset_peak_rss()
     vc = vira_class_at(spec.rules, spec.vira_class)
     t0 = time.perf_counter()
+    if job.split_depth:
+        return _run_streamed(job, vc, progress)
     tree = cache.get(spec) if cache is not None else None
     if tree is None:
         tree = spec.build()
@@ -337,6 +342,69 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     if res_path is not None:
         write_json(res_path, result.to_dict())
     return result
+
+
+def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
+    """:func:`run_cell` for a tree cut at ``job.split_depth``: the parts are built onto disk (in the
+    cell's folder, kept for a resume; a temporary folder without one) and streamed every pass."""
+    import shutil
+    import tempfile
+
+    from solvers.streamed import StreamedSolver, memory_of
+    from truco_lab.public_tree import build_split
+
+    spec = job.spec
+    if job.table:
+        raise CellError("tables of streamed cells are not written yet: add --no-table (table=False)")
+    if job.warm_from:
+        raise CellError("warm starts need the in-memory solver: a streamed cell starts cold")
+    tmp = None
+    if job.workdir is None:
+        folder = Path(tmp := tempfile.mkdtemp(prefix="truco-parts-"))
+    else:
+        folder = Path(job.workdir) / "parts" / f"{spec.name}.{job.key[:12]}"
+    try:
+        t0 = time.perf_counter()
+        split = build_split(folder, spec.rules, spec.score0, spec.score1, spec.dealer, spec.vira_class,
+                            spec.prunes, depth=job.split_depth, utilities=np.array(spec.utilities),
+                            progress=progress is None)
+        build_s = time.perf_counter() - t0
+        solver = StreamedSolver(split, spec.algorithm)
+        ckpt = job.path("checkpoint")
+        if job.resume and ckpt is not None and ckpt.exists():
+            _load(solver, ckpt, job.key)
+        start_it = solver.iteration
+        stop = job.stop
+        cap = stop.iterations if stop.target is None else stop.max_iterations
+        t1 = time.perf_counter()
+        expl, history = run(solver, cap, stop.target, check_every=stop.check_every, checkpoint=ckpt,
+                            checkpoint_every=stop.checkpoint_every, resume=False, progress=progress,
+                            checkpoint_meta={"key": job.key})
+        solve_s = time.perf_counter() - t1
+        done = solver.iteration - start_it
+        value = solver.game_value()
+        mem = memory_of(split)
+        result = CellResult(
+            key=job.key, name=spec.name, score=[spec.score0, spec.score1], dealer=spec.dealer,
+            vira_class=spec.vira_class, vira_weight=vc.weight, payoff=spec.payoff, units=units(spec.payoff),
+            algorithm=spec.algorithm, game_value=value, exploitability=expl, iterations=solver.iteration,
+            target=stop.target,
+            target_met=stop.met(solver.iteration, expl) if stop.target is not None else True,
+            seconds=solve_s + build_s, seconds_per_iteration=solve_s / done if done else None,
+            build_seconds=build_s, nodes=split.num_nodes, infosets=split.num_infosets, entries=split.num_slots,
+            bytes_per_entry_state=solver.nbytes() / max(split.num_slots, 1),
+            bytes_per_entry_total=sum(mem.values()) / max(split.num_slots, 1),
+            peak_memory_gb=0.0, history=[[int(i), float(e), float(s)] for i, e, s in history])
+        if job.br_utilities is not None:
+            result.br_values = [solver.best_response_value(p, None, np.array(job.br_utilities[p])) for p in (0, 1)]
+            result.br_key = stable_hash(job.br_utilities)
+        result.peak_memory_gb = peak_rss_gb()
+        if job.workdir is not None:
+            write_json(job.path("result"), result.to_dict())
+        return result
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _load(solver: VectorSolver, path: Path, key: str | None) -> None:

@@ -123,7 +123,7 @@ TIERS = {
     2: (44.8e6, 1.5, 2.07, 120, True),
     3: (157e6, 6.2, 7.1, 150, True),
     4: (435e6, 17.0, 17.5, 180, True),
-    5: (1.0e9, 40.0, 43.0, 200, False),
+    5: (1.067e9, 40.0, 43.0, 200, False),  # entries measured (benchmarks/streamed.py), the rest projected
 }
 
 
@@ -141,6 +141,14 @@ class PlanRow:
     classes: int
     peak_gb: float
     hours: float  # CPU-hours, all vira classes
+    entries: float = 0.0  # per vira class
+
+    @property
+    def streamed_gb(self) -> float:
+        """Peak of a streamed solve (``--split-depth 3``): 8 bytes of solver state per entry in memory
+        (doubled while a checkpoint loads), plus the trunk and two parts (measured at 0x0: 3.2 GB
+        for the largest part)."""
+        return max(16e-9 * self.entries, 8e-9 * self.entries + 6.4 * min(1.0, self.entries / 1.067e9)) + 1.0
 
 
 def plan(rules: RuleSet, cells: list[Cell], prunes: int = ALL_PRUNES, target: float = 1e-3) -> list[PlanRow]:
@@ -159,7 +167,7 @@ def plan(rules: RuleSet, cells: list[Cell], prunes: int = ALL_PRUNES, target: fl
             se, ss, sp = RULE_SCALE[rules.name]
             entries, spi, peak = entries * se, spi * ss, peak * sp
         its = iters * (1e-3 / target) ** (1 / 1.8)
-        out.append(PlanRow(c, lad, nclass, peak, nclass * its * spi * 1.3 / 3600))
+        out.append(PlanRow(c, lad, nclass, peak, nclass * its * spi * 1.3 / 3600, entries))
     return out
 
 

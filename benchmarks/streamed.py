@@ -1,0 +1,69 @@
+"""Streamed solves of full-ladder cells (prints figures, never asserts).
+
+Builds one cell cut at a public depth (the trunk in memory, the parts written to ``--dir``), then
+times DCFR iterations and the exact certificate (both players' best responses, streamed) and
+prints the peak memory of the process (the kernel's high-water mark, the build included).
+
+    python benchmarks/streamed.py --cell 4,4 --depth 3 --iterations 2
+    python benchmarks/streamed.py --cell 0,0 --depth 4 --iterations 3 --dir /work/split-0x0
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+from solvers.storage import peak_rss_gb  # noqa: E402
+from solvers.streamed import StreamedSolver, memory_of  # noqa: E402
+from truco_lab.public_tree import build_split  # noqa: E402
+from truco_lab.rules import rule_set  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cell", default="4,4")
+    ap.add_argument("--dealer", type=int, default=0)
+    ap.add_argument("--vira", type=int, default=0)
+    ap.add_argument("--rules", default="paulista")
+    ap.add_argument("--depth", type=int, default=3)
+    ap.add_argument("--iterations", type=int, default=2)
+    ap.add_argument("--resident-gb", type=float, default=0.0, help="parts kept in memory between passes")
+    ap.add_argument("--dir", default=None, help="where the parts go (default: a temporary folder)")
+    a = ap.parse_args()
+    import tempfile
+
+    s0, s1 = (int(x) for x in a.cell.split(","))
+    folder = a.dir or tempfile.mkdtemp(prefix="truco-split-")
+    t = time.perf_counter()
+    sp = build_split(folder, rule_set(a.rules), s0, s1, a.dealer, a.vira, depth=a.depth, progress=True)
+    build = time.perf_counter() - t
+    m = memory_of(sp)
+    disk = sp.store.nbytes()
+    print(f"cell {s0}x{s1} dealer {a.dealer} vira class {a.vira} ({a.rules}), depth {a.depth}: "
+          f"{sp.num_infosets:,} infosets, {sp.num_slots:,} entries, {sp.num_parts:,} parts; "
+          f"trunk {sp.trunk.num_slots:,} entries; largest part ~{m['largest_part'] / 1e9:.2f} GB in memory; "
+          f"parts on disk {disk / 1e9:.1f} GB ({disk / sp.num_slots:.1f} B/entry)")
+    print(f"build {build:.0f} s, peak after build {peak_rss_gb():.2f} GB", flush=True)
+    s = StreamedSolver(sp, resident_bytes=int(a.resident_gb * 1e9))
+    times = []
+    for _ in range(a.iterations):
+        t = time.perf_counter()
+        s.iterate(1)
+        times.append(time.perf_counter() - t)
+        print(f"iteration {s.iteration}: {times[-1]:.1f} s (parts read so far {s.parts_read})", flush=True)
+    if not times:
+        return
+    t = time.perf_counter()
+    e = s.exploitability()
+    br = time.perf_counter() - t
+    print(f"s/iteration {min(times):.1f} (min of {len(times)}), certificate {br:.1f} s, "
+          f"exploitability after {s.iteration} iterations {e:.4f} points per hand")
+    print(f"peak memory {peak_rss_gb():.2f} GB ({peak_rss_gb() * 1e9 / sp.num_slots:.1f} B/entry all in)")
+
+
+if __name__ == "__main__":
+    main()
