@@ -48,6 +48,35 @@ def _fwd_range(lo, hi, actor, nlist, nlen, ninfo, ioff, inact, echild, strat, re
 
 
 @nb.njit(cache=True)
+def _refresh_player(q, actor, nlist, nlen, ninfo, ioff, inact, echild, regrets, pred, use_pred, strat, reach):
+    """Regret matching and the forward pass for player ``q``'s nodes only: in alternating updates
+    only the player updated last has a new strategy, and a player's reach depends on their own
+    strategy alone, so the other half of both is still current."""
+    for n in range(actor.shape[0]):
+        if actor[n] != q:
+            continue
+        ls = nlist[n, q]
+        i0 = ninfo[n]
+        for k in range(nlen[n, q]):
+            o = ioff[i0 + k]
+            m = inact[i0 + k]
+            rk = reach[ls + k]
+            if m == 1:
+                strat[o] = 1.0
+                reach[echild[o]] = rk
+                continue
+            tot = 0.0
+            for a in range(m):
+                x = regrets[o + a] + (pred[o + a] if use_pred else 0.0)
+                x = x if x > 0.0 else 0.0
+                strat[o + a] = x
+                tot += x
+            for a in range(m):
+                strat[o + a] = strat[o + a] / tot if tot > 0.0 else 1.0 / m
+                reach[echild[o + a]] = rk * strat[o + a]  # the stored float32, as _fwd_range reads it
+
+
+@nb.njit(cache=True)
 def _vforward(actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach, H):
     for i in range(2 * H):
         reach[i] = 1.0
@@ -367,6 +396,7 @@ class VectorSolver(SolverState):
         self._tree = value
 
     def _buffers(self) -> None:
+        self._stale = {0, 1}  # players whose working strategy and reach must be recomputed
         t = self._tree
         self._strat = np.zeros(t.num_slots, np.float32)
         # own reach is a product of float32 probabilities: float32 loses nothing; values accumulate
@@ -395,6 +425,7 @@ class VectorSolver(SolverState):
         return self._par or None
 
     def _forward(self, strat: np.ndarray) -> None:
+        self._stale = {0, 1}  # (a certificate's strategy, or a full refresh: _pass clears it)
         pl = self._plan()
         if pl is None:
             _vforward(*self._tree_args(), strat, self._reach, self.tree.num_hands)
@@ -418,10 +449,16 @@ class VectorSolver(SolverState):
 
     def _pass(self, who: int) -> None:
         t = self.tree
-        _strategy_from(self.regrets, self.pred, self.algorithm == "pcfr+", t.infoset_offset, t.infoset_nact,
-                       self._strat)
-        self._forward(self._strat)
+        pcfr = self.algorithm == "pcfr+"
+        if len(self._stale) == 1 and self._plan() is None:
+            # measured on 10x10: 1.53 -> 1.2 s/iteration, iterates unchanged
+            (q,) = self._stale
+            _refresh_player(q, *self._tree_args()[:7], self.regrets, self.pred, pcfr, self._strat, self._reach)
+        else:
+            _strategy_from(self.regrets, self.pred, pcfr, t.infoset_offset, t.infoset_nact, self._strat)
+            self._forward(self._strat)
         self._backward(self._strat, MODE_UPDATE, who)
+        self._stale = {0, 1} if who == 2 else {who}
 
     def iterate(self, n: int = 1) -> None:
         """Run ``n`` iterations."""
@@ -439,10 +476,15 @@ class VectorSolver(SolverState):
         _normalize(self.ssum, self.tree.infoset_offset, self.tree.infoset_nact, out)
         return out
 
+    def load_state_dict(self, d) -> None:
+        super().load_state_dict(d)
+        self._stale = {0, 1}
+
     def _average_in_work(self) -> np.ndarray:
         """The average strategy written into the working-strategy buffer (every pass recomputes the
         working strategy first, so it is free between passes): certificates cost no extra slot array,
         4 bytes per entry off the peak."""
+        self._stale = {0, 1}
         t = self.tree
         _normalize(self.ssum, t.infoset_offset, t.infoset_nact, self._strat)
         return self._strat
