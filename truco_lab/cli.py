@@ -843,6 +843,9 @@ def main(argv: list[str] | None = None) -> int:
     ma.add_argument("--fresh", action="store_true", help="overwrite DIR if it holds another run")
     ma.add_argument("--check-every", type=_positive_int, default=5, help="iterations between exploitability checks")
     ma.add_argument("--no-warm-start", action="store_true", help="start every cell from zero regrets")
+    ma.add_argument("--stream-over", type=_positive_float, default=None, metavar="GB",
+                    help="stream cells predicted to need more than GB in memory from disk (split depth 3, "
+                         "no table, cold start): full-ladder cells on 24 GB machines, e.g. --stream-over 20")
     ma.add_argument("--no-table", action="store_true", help="write no strategy tables")
     ma.add_argument("--table-min-reach", type=_prob, default=0.0, metavar="P",
                     help="leave out information sets the equilibrium reaches with probability below P")

@@ -134,6 +134,9 @@ TIERS = {
 RULE_SCALE = {"mineiro": (86.2 / 157, 3.47 / 6.2, 5.49 / 7.1)}
 
 
+STREAM_SLOWDOWN = 79.0 / 42.0  # benchmarks/streamed.py at 0x0 against 4x4's in-memory seconds per entry
+
+
 @dataclass
 class PlanRow:
     cell: Cell
@@ -142,6 +145,7 @@ class PlanRow:
     peak_gb: float
     hours: float  # CPU-hours, all vira classes
     entries: float = 0.0  # per vira class
+    streamed_hours: float = 0.0  # CPU-hours if streamed (--split-depth 3)
 
     @property
     def streamed_gb(self) -> float:
@@ -167,7 +171,9 @@ def plan(rules: RuleSet, cells: list[Cell], prunes: int = ALL_PRUNES, target: fl
             se, ss, sp = RULE_SCALE[rules.name]
             entries, spi, peak = entries * se, spi * ss, peak * sp
         its = iters * (1e-3 / target) ** (1 / 1.8)
-        out.append(PlanRow(c, lad, nclass, peak, nclass * its * spi * 1.3 / 3600, entries))
+        # streamed passes measured at 0x0: 79 s/iteration against ~42 projected in memory
+        out.append(PlanRow(c, lad, nclass, peak, nclass * its * spi * 1.3 / 3600, entries,
+                           nclass * its * spi * 1.3 * STREAM_SLOWDOWN / 3600))
     return out
 
 
@@ -186,6 +192,7 @@ class MatchConfig:
     table: bool = True
     table_min_reach: float = 0.0
     warm_start: bool = True
+    stream_over_gb: float = float("inf")  # cells predicted to need more in memory are streamed (--split-depth 3)
 
     def key(self) -> str:
         return stable_hash({"kind": "match", "rules": rules_to_dict(self.rules), "prunes": self.prunes,
@@ -236,14 +243,17 @@ def cell_jobs(cfg: MatchConfig, state: MatchState, cell: Cell, out: Path | None,
     br0 = continuation_utilities(rules, a, b, d, codes, lambda x, y, z: state.br_value(0, x, y, z), 1.0, 0.0)
     br1 = continuation_utilities(rules, a, b, d, codes, lambda x, y, z: -state.br_value(1, x, y, z), 0.0, -1.0)
     jobs = []
+    streamed = plan(rules, [cell], cfg.prunes, cfg.target)[0].peak_gb > cfg.stream_over_gb
     for vc in vira_classes(rules):
         spec = CellSpec.make(rules, a, b, d, vc.index, prunes=cfg.prunes, payoff="equity", equity=state.equity,
                              algorithm=cfg.algorithm)
         workdir = str(out / "cells" / spec.cell_name) if out is not None else None
-        prev = last_by_structure.get(spec.structure_key()) if cfg.warm_start else None
+        prev = last_by_structure.get(spec.structure_key()) if cfg.warm_start and not streamed else None
         warm = str(prev.path("checkpoint")) if prev is not None and prev.workdir is not None else None
-        job = CellJob(spec, cfg.stop(), workdir=workdir, table=cfg.table, table_min_reach=cfg.table_min_reach,
-                      warm_from=warm, br_utilities=(tuple(br0), tuple(br1)))
+        # a streamed cell (too big for the memory here) writes no table and starts cold (Not done yet)
+        job = CellJob(spec, cfg.stop(), workdir=workdir, table=cfg.table and not streamed,
+                      table_min_reach=cfg.table_min_reach, warm_from=warm, br_utilities=(tuple(br0), tuple(br1)),
+                      split_depth=3 if streamed else 0)
         last_by_structure[spec.structure_key()] = job
         jobs.append(job)
     return jobs

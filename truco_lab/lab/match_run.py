@@ -37,16 +37,20 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None) -> dict:
     file = file or sys.stdout
     rows = plan(cfg.rules, cells, cfg.prunes, cfg.target)
     print(f"{'cell':>10} {'ladder':>14} {'classes':>7} {'peak/task':>10} {'CPU-h':>9}", file=file)
+    total, peak, nstream = 0.0, 0.0, 0
     for r in rows:
         a, b, d = r.cell
-        print(f"{f'{a}x{b} d{d}':>10} {'-'.join(map(str, r.ladder)):>14} {r.classes:>7} {r.peak_gb:>8.1f}GB "
-              f"{r.hours:>9.3f}", file=file)
-    total = sum(r.hours for r in rows)
-    peak = max(r.peak_gb for r in rows)
+        st = r.peak_gb > cfg.stream_over_gb
+        gb, h = (r.streamed_gb, r.streamed_hours) if st else (r.peak_gb, r.hours)
+        total, peak, nstream = total + h, max(peak, gb), nstream + st
+        print(f"{f'{a}x{b} d{d}':>10} {'-'.join(map(str, r.ladder)):>14} {r.classes:>7} {gb:>8.1f}GB "
+              f"{h:>9.3f}" + ("  streamed" if st else ""), file=file)
     print(f"{len(rows)} cells (seat symmetry solves the mirrors), {len(rows) * rows[0].classes} tasks; "
           f"total {total:,.2f} CPU-hours; largest task {peak:.1f} GB; about {total / workers:,.2f} h on "
-          f"{workers} workers if memory allows {workers} tasks at once", file=file)
-    return {"cells": len(rows), "cpu_hours": total, "max_task_gb": peak}
+          f"{workers} workers if memory allows {workers} tasks at once"
+          + (f"; {nstream} cells streamed from disk (over {cfg.stream_over_gb:g} GB in memory)" if nstream else ""),
+          file=file)
+    return {"cells": len(rows), "cpu_hours": total, "max_task_gb": peak, "streamed_cells": nstream}
 
 
 def write_outputs(cfg: MatchConfig, state: MatchState, out: Path, seconds: float, executor: str) -> dict:
@@ -120,7 +124,8 @@ def run_match(cfg: MatchConfig, which, out: Path, *, executor: str = "local", wo
     describe = {"kind": "match", "rules": rules_to_dict(cfg.rules), "prunes": cfg.prunes, "algorithm": cfg.algorithm}
     claim(out, "match", cfg.key(), describe, resume=resume, fresh=fresh)
     nclass = len(vira_classes(cfg.rules))
-    peaks = {r.cell: r.peak_gb for r in plan(cfg.rules, cells, cfg.prunes, cfg.target)}
+    peaks = {r.cell: r.streamed_gb if r.peak_gb > cfg.stream_over_gb else r.peak_gb
+             for r in plan(cfg.rules, cells, cfg.prunes, cfg.target)}
     ex = make_executor(executor, workers, address,
                        memory_gb=lambda job: peaks.get((job.spec.score0, job.spec.score1, job.spec.dealer), 1.0))
     bar = None
@@ -150,7 +155,8 @@ def main(args, rules: RuleSet) -> int:
     cfg = MatchConfig(rules, prunes=ALL_PRUNES if args.prunes == "all" else 0, algorithm=args.algorithm,
                       target=args.target_exploitability, max_iterations=args.max_iterations,
                       check_every=args.check_every, table=not args.no_table, table_min_reach=args.table_min_reach,
-                      warm_start=not args.no_warm_start)
+                      warm_start=not args.no_warm_start,
+                      stream_over_gb=float("inf") if args.stream_over is None else args.stream_over)
     out = Path(args.out)
     if args.plan:
         print_plan(cfg, select_cells(rules, args.cells), args.workers)
