@@ -785,53 +785,90 @@ def slot_action_strings(tree: VectorTree) -> tuple[np.ndarray, np.ndarray]:
     from truco_lab.cards import action_str
 
     targets = tree.source.rules.raise_targets
-    uniq, inv = np.unique(tree.entry_action, return_inverse=True)
-    return inv.astype(np.int32), np.array([action_str(int(c), targets) for c in uniq], dtype=object)
+    uniq, inv = _small_unique(np.asarray(tree.entry_action), 32768)
+    return inv, np.array([action_str(int(c), targets) for c in uniq], dtype=object)
+
+
+@nb.njit(cache=True)
+def _paths(parent, tok, nodes, out, depth):
+    """Token ids of each node's public history, root first, into ``out[i, :depth[i]]``."""
+    for i in range(nodes.shape[0]):
+        d = 0
+        n = nodes[i]
+        while n > 0:
+            d += 1
+            n = parent[n]
+        if d > out.shape[1]:
+            depth[i] = -1  # deeper than the buffer: the caller asks again with a wider one
+            continue
+        depth[i] = d
+        n = nodes[i]
+        for k in range(d - 1, -1, -1):
+            out[i, k] = tok[n]
+            n = parent[n]
+
+
+class NodeHistories:
+    """Public history strings of a tree's nodes (``0:3d, 1:raise 3, ...``), built on demand: a table
+    asks for the nodes its rows use, one row group at a time. Building every node's string up front
+    (the first version) cost 35-50 s and ~5 GB at 10x10, more than writing the table."""
+
+    def __init__(self, parent: np.ndarray, tok: np.ndarray, tokens: list[str]) -> None:
+        self.parent, self.tok, self.tokens = parent, tok, tokens
+
+    def __len__(self) -> int:
+        return int(self.parent.shape[0])
+
+    def __getitem__(self, nodes) -> np.ndarray:
+        nodes = np.atleast_1d(np.asarray(nodes, np.int64))
+        width = 64
+        while True:
+            out = np.zeros((len(nodes), width), np.int32)
+            depth = np.zeros(len(nodes), np.int64)
+            _paths(np.asarray(self.parent), self.tok, nodes, out, depth)
+            if (depth >= 0).all():
+                break
+            width *= 4
+        ts = self.tokens
+        res = np.empty(len(nodes), dtype=object)
+        for i in range(len(nodes)):
+            res[i] = ", ".join([ts[t] for t in out[i, : depth[i]]])
+        return res
 
 
 def infoset_labels(tree: VectorTree) -> dict:
     """Per information set: ``player`` (int8) and ``hand``, ``history``, ``hidden`` as
-    (codes per information set, category strings), so no per-row strings are built."""
+    (codes per information set, categories), so no per-row strings are built; history strings
+    come from :class:`NodeHistories` on demand."""
     cell: Cell = tree.source
     names = level_names(cell.rules, cell.vira_class)
     card_level = tree.meta["card_level"]
     hands = tree.meta["hands"]
     hand_names = np.array([" ".join(names[x] for x in sorted(h, reverse=True)) for h in hands], dtype=object)
-    # public history of every node, root first (parents precede children)
-    N = tree.num_nodes
-    hist = [""] * N
-    parent = tree.node_parent
-    action = tree.node_action
+    # one token per (acting player, public action) pair; a node's history is its path of tokens
+    parent = np.asarray(tree.node_parent)
     actor = tree.node_actor
-    tokens: dict[tuple[int, int], str] = {}
-    for n in range(1, N):
-        par = int(parent[n])
-        key = (int(actor[par]), int(action[n]))
-        tok = tokens.get(key)
-        if tok is None:
-            tok = tokens[key] = f"{key[0]}:{_token(key[1], names, card_level, cell.rules.raise_targets)}"
-        hist[n] = tok if not hist[par] else hist[par] + ", " + tok
+    key = actor[parent[1:]].astype(np.int32) * 65536 + np.asarray(tree.node_action[1:]).astype(np.int32) + 32768
+    uniq, inv = _small_unique(key, 2 * 65536)
+    tok = np.zeros(tree.num_nodes, np.int32)  # the root has no token
+    tok[1:] = inv
+    del key, inv
+    tokens = [f"{int(k) // 65536}:{_token(int(k) % 65536 - 32768, names, card_level, cell.rules.raise_targets)}"
+              for k in uniq]
     node = tree.infoset_node()
     player = actor[node].astype(np.int8)
     elem = tree.node_list[node, player] + (np.arange(tree.num_infosets) - tree.node_infoset[node])
-    # own face-down cards: walk each information set's element chain back to the root
-    hidden = np.zeros(tree.num_infosets, np.int64)
-    shift = np.zeros(tree.num_infosets, np.int64)
-    cur = elem.astype(np.int64)
-    e = tree.elem_entry[cur].astype(np.int64)
-    while (e >= 0).any():
-        live = e >= 0
-        code = tree.entry_action[np.where(live, e, 0)].astype(np.int64)
-        down = live & (code >= A_DOWN) & (code < A_RAISE)
-        lv = card_level[np.clip(code - A_DOWN, 0, 39)]
-        hidden = np.where(down, hidden + ((lv + 1) << shift), hidden)
-        shift = np.where(down, shift + 5, shift)
-        owner = np.searchsorted(tree.infoset_offset, np.where(live, e, 0), side="right") - 1
-        cur = np.where(live, _elem_of(tree, owner), cur)
-        e = np.where(live, tree.elem_entry[cur], -1).astype(np.int64)
-    uniq, inv = np.unique(hidden, return_inverse=True)
+    # own face-down cards, packed 5 bits per card (the latest lowest), per element in one pass
+    ehid = np.zeros(tree.num_elements, np.int64)
+    _hidden_walk(tree.infoset_offset, tree.infoset_nact, node, tree.node_list, tree.node_infoset, actor,
+                 np.asarray(tree.elem_entry), np.asarray(tree.entry_action), card_level.astype(np.int64),
+                 tree.num_slots, ehid)
+    import pandas as pd
+
+    inv, huniq = pd.factorize(ehid[elem])  # hash-based: no sort of 40 M codes
+    del ehid
     hid_names = []
-    for code in uniq:
+    for code in huniq:
         parts = []
         code = int(code)
         while code:
@@ -841,9 +878,43 @@ def infoset_labels(tree: VectorTree) -> dict:
     return {
         "player": player,
         "hand": (tree.elem_hand[elem].astype(np.int32), hand_names),
-        "history": (node.astype(np.int32), np.array(hist, dtype=object)),
+        "history": (node.astype(np.int32), NodeHistories(parent, tok, tokens)),
         "hidden": (inv.astype(np.int32), np.array(hid_names, dtype=object)),
     }
+
+
+def _small_unique(x: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(x, return_inverse=True)`` for integers in ``0..size-1``, without sorting."""
+    present = np.zeros(size, np.bool_)
+    present[x] = True
+    uniq = np.flatnonzero(present)
+    index = np.zeros(size, np.int32)
+    index[uniq] = np.arange(len(uniq), dtype=np.int32)
+    return uniq, index[x]
+
+
+@nb.njit(cache=True)
+def _hidden_walk(ioff, inact, inode, nlist, ninfo, actor, elem_entry, entry_action, card_level, nslots, hid):
+    """For every element, its owner's face-down cards so far: the parent element's code shifted by 5
+    bits plus the level (+1) of the card this element's slot played face down. Parents' elements
+    are allocated before their children's, so one pass in element order suffices."""
+    owner = np.empty(nslots, np.int32)
+    for i in range(ioff.shape[0]):
+        for a in range(inact[i]):
+            owner[ioff[i] + a] = i
+    for el in range(elem_entry.shape[0]):
+        e = elem_entry[el]
+        if e < 0:
+            hid[el] = 0
+            continue
+        i = owner[e]
+        n = inode[i]
+        src = nlist[n, actor[n]] + (i - ninfo[n])
+        h = hid[src]
+        code = entry_action[e]
+        if code >= A_DOWN and code < A_RAISE:
+            h = (h << 5) + card_level[code - A_DOWN] + 1
+        hid[el] = h
 
 
 def _elem_of(tree: VectorTree, infoset: np.ndarray) -> np.ndarray:

@@ -300,29 +300,11 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
         solver.ssum[:] = 0.0
         solver.pred[:] = 0.0
         solver.iteration = 0
-    start_it = solver.iteration
-    stop = job.stop
-    cap = stop.iterations if stop.target is None else stop.max_iterations
-    t1 = time.perf_counter()
-    expl, history = run(solver, cap, stop.target, check_every=stop.check_every, checkpoint=ckpt,
-                        checkpoint_every=stop.checkpoint_every, resume=False, progress=progress,
-                        checkpoint_meta={"key": job.key})
-    solve_s = time.perf_counter() - t1
-    done = solver.iteration - start_it
-    value = solver.game_value()
     state_bytes = solver.regrets.nbytes + solver.ssum.nbytes + (solver.pred.nbytes if solver.pred.size > 1 else 0)
-    result = CellResult(
-        key=job.key, name=spec.name, score=[spec.score0, spec.score1], dealer=spec.dealer,
-        vira_class=spec.vira_class, vira_weight=vc.weight, payoff=spec.payoff, units=units(spec.payoff),
-        algorithm=spec.algorithm, game_value=value, exploitability=expl, iterations=solver.iteration,
-        target=stop.target, target_met=stop.met(solver.iteration, expl) if stop.target is not None else True,
-        seconds=solve_s + build_s, seconds_per_iteration=solve_s / done if done else None, build_seconds=build_s,
-        nodes=tree.num_nodes, infosets=tree.num_infosets, entries=tree.num_slots,
-        bytes_per_entry_state=state_bytes / max(tree.num_slots, 1),
-        bytes_per_entry_total=(solver.nbytes() + tree.nbytes()) / max(tree.num_slots, 1),
-        peak_memory_gb=0.0, history=[[int(i), float(e), float(s)] for i, e, s in history],
-        warm_start=Path(job.warm_from).name if job.warm_from and not resume else None, warm_iterations=warm_it,
-    )
+    result = _iterate(job, vc, solver, progress, build_s, tree, state_bytes, solver.nbytes() + tree.nbytes())
+    expl, value = result.exploitability, result.game_value
+    result.warm_start = Path(job.warm_from).name if job.warm_from and not resume else None
+    result.warm_iterations = warm_it
     if job.br_utilities is not None:
         avg = solver.average_strategy()
         b0 = solver.best_response_value(0, avg, np.array(job.br_utilities[0]))
@@ -342,6 +324,31 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     if res_path is not None:
         write_json(res_path, result.to_dict())
     return result
+
+
+def _iterate(job: CellJob, vc, solver, progress, build_s: float, tree, state_bytes: int,
+             total_bytes: int) -> CellResult:
+    """Iterate ``solver`` to the job's stop rule (checkpoints keyed by the job's hash) and describe
+    the outcome; ``tree`` gives the sizes, the byte counts the per-entry figures."""
+    spec, stop = job.spec, job.stop
+    start_it = solver.iteration
+    cap = stop.iterations if stop.target is None else stop.max_iterations
+    t1 = time.perf_counter()
+    expl, history = run(solver, cap, stop.target, check_every=stop.check_every, checkpoint=job.path("checkpoint"),
+                        checkpoint_every=stop.checkpoint_every, resume=False, progress=progress,
+                        checkpoint_meta={"key": job.key})
+    solve_s = time.perf_counter() - t1
+    done = solver.iteration - start_it
+    n = max(tree.num_slots, 1)
+    return CellResult(
+        key=job.key, name=spec.name, score=[spec.score0, spec.score1], dealer=spec.dealer,
+        vira_class=spec.vira_class, vira_weight=vc.weight, payoff=spec.payoff, units=units(spec.payoff),
+        algorithm=spec.algorithm, game_value=solver.game_value(), exploitability=expl, iterations=solver.iteration,
+        target=stop.target, target_met=stop.met(solver.iteration, expl) if stop.target is not None else True,
+        seconds=solve_s + build_s, seconds_per_iteration=solve_s / done if done else None, build_seconds=build_s,
+        nodes=tree.num_nodes, infosets=tree.num_infosets, entries=tree.num_slots,
+        bytes_per_entry_state=state_bytes / n, bytes_per_entry_total=total_bytes / n, peak_memory_gb=0.0,
+        history=[[int(i), float(e), float(s)] for i, e, s in history])
 
 
 def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
@@ -367,34 +374,13 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
         t0 = time.perf_counter()
         split = build_split(folder, spec.rules, spec.score0, spec.score1, spec.dealer, spec.vira_class,
                             spec.prunes, depth=job.split_depth, utilities=np.array(spec.utilities),
-                            progress=progress is None)
+                            progress=getattr(progress, "bar", None) is not None)  # the CLI's bar, not quiet
         build_s = time.perf_counter() - t0
         solver = StreamedSolver(split, spec.algorithm)
         ckpt = job.path("checkpoint")
         if job.resume and ckpt is not None and ckpt.exists():
             _load(solver, ckpt, job.key)
-        start_it = solver.iteration
-        stop = job.stop
-        cap = stop.iterations if stop.target is None else stop.max_iterations
-        t1 = time.perf_counter()
-        expl, history = run(solver, cap, stop.target, check_every=stop.check_every, checkpoint=ckpt,
-                            checkpoint_every=stop.checkpoint_every, resume=False, progress=progress,
-                            checkpoint_meta={"key": job.key})
-        solve_s = time.perf_counter() - t1
-        done = solver.iteration - start_it
-        value = solver.game_value()
-        mem = memory_of(split)
-        result = CellResult(
-            key=job.key, name=spec.name, score=[spec.score0, spec.score1], dealer=spec.dealer,
-            vira_class=spec.vira_class, vira_weight=vc.weight, payoff=spec.payoff, units=units(spec.payoff),
-            algorithm=spec.algorithm, game_value=value, exploitability=expl, iterations=solver.iteration,
-            target=stop.target,
-            target_met=stop.met(solver.iteration, expl) if stop.target is not None else True,
-            seconds=solve_s + build_s, seconds_per_iteration=solve_s / done if done else None,
-            build_seconds=build_s, nodes=split.num_nodes, infosets=split.num_infosets, entries=split.num_slots,
-            bytes_per_entry_state=solver.nbytes() / max(split.num_slots, 1),
-            bytes_per_entry_total=sum(mem.values()) / max(split.num_slots, 1),
-            peak_memory_gb=0.0, history=[[int(i), float(e), float(s)] for i, e, s in history])
+        result = _iterate(job, vc, solver, progress, build_s, split, solver.nbytes(), sum(memory_of(split).values()))
         if job.br_utilities is not None:
             result.br_values = [solver.best_response_value(p, None, np.array(job.br_utilities[p])) for p in (0, 1)]
             result.br_key = stable_hash(job.br_utilities)
