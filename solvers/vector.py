@@ -20,6 +20,7 @@ from solvers.cfr import _ALG_ID, SolverState, _discounts, _normalize, _rule, _st
 from solvers.tree import VectorTree
 
 PARALLEL_SLOTS = 1_000_000  # trees with fewer slots run single-threaded (dispatch costs more than it saves)
+BR_THREAD_ELEMENTS = 60_000_000  # certificates use a second thread (and value buffer) below this many elements
 MODE_UPDATE = 0
 MODE_EVAL = 1
 MODE_BR = 2
@@ -200,7 +201,7 @@ def _back_range(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, iof
                    strat, reach, value, mode, who, 4, t, pos, neg, sdisc, regrets, ssum, pred)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)  # nogil: the two best responses of a certificate run on two threads
 def _vbackward(actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat, reach, value,
                mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred):
     """The backward pass over the whole tree, single-threaded."""
@@ -433,12 +434,13 @@ class VectorSolver(SolverState):
             _vforward_par(pl.top, pl.task_f, pl.task_lo, pl.task_hi, pl.bin_start, *self._tree_args(), strat,
                           self._reach, self.tree.num_hands)
 
-    def _backward(self, strat: np.ndarray, mode: int, who: int) -> None:
+    def _backward(self, strat: np.ndarray, mode: int, who: int, value: np.ndarray | None = None) -> None:
         t = self.tree
         it = float(self.iteration)
         pos, neg, sdisc = _discounts(it, self.alpha, self.beta, self.gamma)
         args = (t.node_actor, t.node_util, t.node_list, t.node_len, t.node_infoset, t.infoset_offset,
-                t.infoset_nact, t.entry_child, t.elem_hand, t.deal_weight, strat, self._reach, self._value,
+                t.infoset_nact, t.entry_child, t.elem_hand, t.deal_weight, strat, self._reach,
+                self._value if value is None else value,
                 mode, who, _ALG_ID[self.algorithm], it, pos, neg, sdisc, self.regrets, self.ssum, self.pred)
         pl = self._plan()
         if pl is None:
@@ -509,6 +511,29 @@ class VectorSolver(SolverState):
     def best_response_values(self, strategy: np.ndarray | None = None) -> tuple[float, float]:
         s = self._average_in_work() if strategy is None else strategy
         self._forward(s)
+        t = self.tree
+        if self._plan() is None and t.num_elements <= BR_THREAD_ELEMENTS:
+            # the two players' best responses are independent given the reaches: player 1's on a
+            # helper thread into a second value buffer (8 bytes per element, only on trees this size)
+            import threading
+
+            v1 = np.zeros_like(self._value)
+            err: list[BaseException] = []
+
+            def other() -> None:
+                try:
+                    self._backward(s, MODE_BR, 1, v1)
+                except BaseException as e:  # re-raised on the caller's thread below
+                    err.append(e)
+
+            th = threading.Thread(target=other)
+            th.start()
+            self._backward(s, MODE_BR, 0)
+            th.join()
+            if err:
+                raise err[0]
+            H = t.num_hands
+            return self._root_sum(0), float(v1[H:2 * H].sum())
         out = []
         for p in (0, 1):
             self._backward(s, MODE_BR, p)

@@ -240,3 +240,15 @@ def test_per_player_refresh_leaves_the_iterates_bit_identical(algorithm):
     assert ea == eb
     assert np.array_equal(a.regrets, b.regrets) and np.array_equal(a.ssum, b.ssum)
     assert a.exploitability() == b.exploitability()
+
+
+def test_threaded_certificate_equals_the_sequential_one(monkeypatch):
+    """A certificate runs player 1's best response on a helper thread; it must be bit-identical."""
+    import solvers.vector as V
+
+    s = VectorSolver(build_cell(PAULISTA.with_deck("7QJKA23", "hc").with_max_stake(6), 0, 0, 0, 0))
+    s.iterate(15)
+    assert s.tree.num_elements <= V.BR_THREAD_ELEMENTS
+    threaded = s.best_response_values()
+    monkeypatch.setattr(V, "BR_THREAD_ELEMENTS", 0)
+    assert s.best_response_values() == threaded
