@@ -28,7 +28,6 @@ Value-preserving prunes (each a flag, each tested to leave the value unchanged):
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
@@ -681,11 +680,15 @@ def build_split(folder, rules: RuleSet = PAULISTA, score0: int = 0, score1: int 
     store = PartStore(folder)
     marker = store.folder / "build.json"
     if marker.exists():
-        old = json.loads(marker.read_text())
+        from solvers.storage import read_json
+
+        old = read_json(marker, "split marker")
         if old != key:
             raise ValueError(f"{folder} holds the split of another cell ({old}); use another folder")
     else:
-        marker.write_text(json.dumps(key) + "\n")
+        from solvers.storage import write_json
+
+        write_json(marker, key)
     rh = np.concatenate([np.arange(len(hands)), np.arange(len(hands))]).astype(np.int16)
     out = _build(r, root, lvl_cards, card_level, packed, nlev, prunes, rh, packed[rh], len(hands), depth)
     fr_node, fr_state, el_rem = out[17], out[18], out[19]
