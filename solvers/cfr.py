@@ -1,8 +1,11 @@
 """The CFR family on flat trees: one engine, variants differ only in the update rule.
 
 Algorithms: ``cfr`` (vanilla), ``cfr+``, ``lcfr`` (linear CFR), ``dcfr``
-(discounted, alpha/beta/gamma, default 1.5/0/2) and ``pcfr+`` (predictive
-CFR+). Alternating (default) or simultaneous updates. Exact best response and
+(discounted, alpha/beta/gamma, default 1.5/0/2), ``pcfr+`` (predictive
+CFR+) and ``pdcfr+`` (predictive discounted CFR+, Xu et al. 2024: positive
+regrets discounted by t^alpha/(t^alpha+1) and floored at 0, the last
+instantaneous regret as prediction, average weights (t/(t+1))^gamma; default
+alpha/gamma 2.3/5). Alternating (default) or simultaneous updates. Exact best response and
 exploitability (NashConv/2) run on the same arrays.
 """
 
@@ -13,8 +16,12 @@ import numpy as np
 
 from solvers.tree import CHANCE, DECISION, TERMINAL, GameTree
 
-ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
+ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+")
 _ALG_ID = {name: i for i, name in enumerate(ALGORITHMS)}
+PREDICTIVE = frozenset({"pcfr+", "pdcfr+"})  # algorithms that keep a prediction per slot
+# (alpha, beta, gamma) when the caller gives none; only dcfr and pdcfr+ read them
+DEFAULT_PARAMS = {"pdcfr+": (2.3, 0.0, 5.0)}
+_DCFR_PARAMS = (1.5, 0.0, 2.0)
 
 
 @nb.njit(cache=True)
@@ -116,11 +123,16 @@ def _rule(alg, t, pos, neg, sdisc, regrets, ssum, pred, i, r, sinc):
         x = regrets[i] + r
         regrets[i] = x * (pos if x > 0.0 else neg)
         ssum[i] = (ssum[i] + sinc) * sdisc
-    else:  # pcfr+: predict next regret with this one
+    elif alg == 4:  # pcfr+: predict next regret with this one
         x = regrets[i] + r
         regrets[i] = x if x > 0.0 else 0.0
         pred[i] = r
         ssum[i] += t * t * sinc
+    else:  # pdcfr+: discounted positive regrets, floored, and the same prediction
+        x = regrets[i] + r
+        regrets[i] = x * pos if x > 0.0 else 0.0
+        pred[i] = r
+        ssum[i] = (ssum[i] + sinc) * sdisc
 
 
 @nb.njit(cache=True, inline="always")
@@ -145,8 +157,10 @@ def _update(alg, t, alpha, beta, gamma, slot_player, upd, regrets, ssum, pred, i
         _update_loop(2, t, pos, neg, sdisc, slot_player, upd, regrets, ssum, pred, inst, sinc)
     elif alg == 3:
         _update_loop(3, t, pos, neg, sdisc, slot_player, upd, regrets, ssum, pred, inst, sinc)
-    else:
+    elif alg == 4:
         _update_loop(4, t, pos, neg, sdisc, slot_player, upd, regrets, ssum, pred, inst, sinc)
+    else:
+        _update_loop(5, t, pos, neg, sdisc, slot_player, upd, regrets, ssum, pred, inst, sinc)
 
 
 @nb.njit(cache=True)
@@ -259,7 +273,7 @@ def _iterations(n, it0, alternating, alg, alpha, beta, gamma, ntype, nplayer, ni
     """``n`` iterations in one call. Chance reach never changes and a player's reach
     changes only when their own regrets do, so each pass recomputes one strategy and
     one reach array: the updated player's, which the next pass reads as opponent reach."""
-    use_pred = alg == 4
+    use_pred = alg >= 4  # pcfr+, pdcfr+
     _strategy_from(regrets, pred, use_pred, offset, nact, strat)
     _reach_of(ntype, nplayer, ninfo, cstart, nchild, offset, strat, 0, r0)
     _reach_of(ntype, nplayer, ninfo, cstart, nchild, offset, strat, 1, r1)
@@ -284,9 +298,12 @@ class SolverState:
     """What every solver holds (algorithm, parameters, regrets, strategy sums,
     prediction, iteration) and its checkpointing."""
 
-    def __init__(self, tree, algorithm: str, alternating: bool, alpha: float, beta: float, gamma: float) -> None:
+    def __init__(self, tree, algorithm: str, alternating: bool, alpha: float | None, beta: float | None,
+                 gamma: float | None) -> None:
         if algorithm not in _ALG_ID:
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+        d = DEFAULT_PARAMS.get(algorithm, _DCFR_PARAMS)
+        alpha, beta, gamma = (d[i] if v is None else v for i, v in enumerate((alpha, beta, gamma)))
         self.tree = tree
         self._tree_shape = np.array([tree.num_nodes, tree.num_infosets, tree.num_slots])
         self.algorithm = algorithm
@@ -296,6 +313,11 @@ class SolverState:
                 raise ValueError(f"{name} must be a finite number, got {v!r}")
         self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
         self.iteration = 0
+
+    @property
+    def predictive(self) -> bool:
+        """Whether the strategy adds a prediction to the regrets (``pred`` holds one per slot)."""
+        return self.algorithm in PREDICTIVE
 
     tree: object
     regrets: np.ndarray
@@ -336,7 +358,7 @@ class CFRSolver(SolverState):
     """CFR-family solver state on a :class:`GameTree` (regrets, strategy sums, iteration)."""
 
     def __init__(self, tree: GameTree, algorithm: str = "dcfr", alternating: bool = True,
-                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0) -> None:
+                 alpha: float | None = None, beta: float | None = None, gamma: float | None = None) -> None:
         super().__init__(tree, algorithm, alternating, alpha, beta, gamma)
         s = tree.num_slots
         n = tree.num_nodes
@@ -381,7 +403,7 @@ class CFRSolver(SolverState):
     def current_strategy(self) -> np.ndarray:
         out = np.zeros_like(self.regrets)
         t = self.tree
-        _strategy_from(self.regrets, self.pred, self.algorithm == "pcfr+", t.infoset_offset, t.infoset_nact, out)
+        _strategy_from(self.regrets, self.pred, self.predictive, t.infoset_offset, t.infoset_nact, out)
         return out
 
     # ---- evaluation --------------------------------------------------

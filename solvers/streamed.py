@@ -25,10 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
-from solvers.cfr import _ALG_ID, SolverState, _discounts, _normalize, _strategy_from
+from solvers.cfr import _ALG_ID, PREDICTIVE, SolverState, _discounts, _normalize, _strategy_from
 from solvers.storage import atomic_write
 from solvers.tree import VectorTree
-from solvers.vector import MODE_BR, MODE_EVAL, MODE_UPDATE, _back_range, _fwd_range
+from solvers.vector import MODE_BR, MODE_EVAL, MODE_UPDATE, _back_range, _fwd_range, slot_values_of
 
 PART_ARRAYS = ("node_actor", "node_outcome", "node_list", "node_len", "node_infoset", "infoset_offset",
                "infoset_nact", "entry_child", "elem_hand")
@@ -195,27 +195,30 @@ class StreamedSolver(SolverState):
     fits (the rest are read from disk on every pass)."""
 
     def __init__(self, split: SplitTree, algorithm: str = "dcfr", alternating: bool = True,
-                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0, resident_bytes: int = 0) -> None:
+                 alpha: float | None = None, beta: float | None = None, gamma: float | None = None, resident_bytes: int = 0) -> None:
         super().__init__(split, algorithm, alternating, alpha, beta, gamma)
         self.split = split
         s = split.num_slots
         self.regrets = np.zeros(s, np.float32)
         self.ssum = np.zeros(s, np.float32)
-        self.pred = np.zeros(s if algorithm == "pcfr+" else 1, np.float32)
+        self.pred = np.zeros(s if algorithm in PREDICTIVE else 1, np.float32)
         self.resident_bytes = int(resident_bytes)
         self._resident: dict[int, VectorTree] = {}
         self._resident_used = 0
         self.parts_read = 0  # parts read from disk so far (a measure of the streaming's cost)
 
     # ---- parts ------------------------------------------------------------
-    def _parts(self):
+    def _parts(self, load=None):
         """Parts in order; the next one is read by a helper thread while the kernels work on this
-        one (file reads release the interpreter lock, so reading overlaps computing)."""
+        one (file reads release the interpreter lock, so reading overlaps computing). ``load(i)``,
+        if given, supplies part ``i`` instead (a tree with the same kernel arrays)."""
         from concurrent.futures import ThreadPoolExecutor
 
         n = self.split.num_parts
 
         def get(i):
+            if load is not None:
+                return load(i)
             t = self._resident.get(i)
             return t if t is not None else self.split.part(i)
 
@@ -224,7 +227,7 @@ class StreamedSolver(SolverState):
             for i in range(n):
                 t = nxt.result()
                 nxt = pool.submit(get, i + 1) if i + 1 < n else None
-                if i not in self._resident:
+                if load is None and i not in self._resident:
                     self.parts_read += 1
                     need = self.split.part_nbytes(i)
                     if self._resident_used + need <= self.resident_bytes:
@@ -242,20 +245,22 @@ class StreamedSolver(SolverState):
         if average:
             _normalize(self.ssum[sl], t.infoset_offset, t.infoset_nact, out)
         else:
-            pred = self.pred[sl] if self.algorithm == "pcfr+" else self.pred
-            _strategy_from(self.regrets[sl], pred, self.algorithm == "pcfr+", t.infoset_offset, t.infoset_nact,
+            pred = self.pred[sl] if self.algorithm in PREDICTIVE else self.pred
+            _strategy_from(self.regrets[sl], pred, self.algorithm in PREDICTIVE, t.infoset_offset, t.infoset_nact,
                            out)
         return out
 
     # ---- one pass ---------------------------------------------------------
-    def _pass(self, mode: int, who: int, average: bool) -> np.ndarray:
-        """Forward and backward over the trunk and every part; returns the trunk's values."""
+    def _pass(self, mode: int, who: int, average: bool, load=None, visit=None) -> np.ndarray:
+        """Forward and backward over the trunk and every part; returns the trunk's values.
+        ``load``: see :meth:`_parts`; ``visit(i, tree, slots, reach, value)`` is called after each
+        part's backward pass and last with ``i = -1`` for the trunk."""
         sp = self.split
         tr = sp.trunk
         it = float(self.iteration)
         pos, neg, sdisc = _discounts(it, self.alpha, self.beta, self.gamma)
         alg = _ALG_ID[self.algorithm]
-        pcfr = self.algorithm == "pcfr+"
+        pcfr = self.algorithm in PREDICTIVE
         tb = np.zeros(1)
 
         def back(t: VectorTree, sl: slice, strat, reach, value) -> None:
@@ -274,7 +279,7 @@ class StreamedSolver(SolverState):
         treach[: 2 * tr.num_hands] = 1.0
         fwd(tr, tstrat, treach)
         tvalue = np.zeros(tr.num_elements)
-        for i, t in self._parts():
+        for i, t in self._parts(load):
             sl = self._slots(i)
             f = int(sp.frontier[i])
             l0, n0 = int(tr.node_list[f, 0]), int(tr.node_len[f, 0])
@@ -288,8 +293,12 @@ class StreamedSolver(SolverState):
             back(t, sl, strat, reach, value)
             tvalue[l0:l0 + n0] += value[:n0]
             tvalue[l1:l1 + n1] += value[n0:n0 + n1]
+            if visit is not None:
+                visit(i, t, sl, reach, value)
             del t, strat, reach, value
         back(tr, tsl, tstrat, treach, tvalue)
+        if visit is not None:
+            visit(-1, tr, tsl, treach, tvalue)
         return tvalue
 
     def iterate(self, n: int = 1) -> None:
@@ -333,6 +342,17 @@ class StreamedSolver(SolverState):
                 sp.trunk.set_payoff(saved)
                 self._resident.clear()
                 self._resident_used = 0
+
+    def evaluate_parts(self, visit, load=None) -> None:
+        """One evaluation pass of the average profile calling ``visit(i, tree, average strategy,
+        action values, information-set reaches, regrets)`` for each part in order (``tree`` from
+        ``load(i)`` if given), then for the trunk (``i = -1``, the split's trunk): what a strategy
+        table needs, one part in memory at a time."""
+        def each(i, t, sl, reach, value):
+            av, ireach = slot_values_of(t, reach, value)
+            visit(i, t, self._strategy(t, sl, True), av, ireach, self.regrets[sl])
+
+        self._pass(MODE_EVAL, 2, True, load, each)
 
     def exploitability(self) -> float:
         """NashConv / 2 of the average profile, exact, in the game's units."""

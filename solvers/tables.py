@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 META_KEY = b"truco_lab"
+COUNTS_KEY = b"truco_lab_counts"  # row counts known only once a streamed table is written
 KEY_COLUMNS = ("vira_class", "score0", "score1", "dealer", "player", "hand", "history", "hidden")
 COLUMN_DOC = {
     "vira": "representative vira card of the vira class (level names below are under this vira)",
@@ -124,6 +125,72 @@ def write_table(solver, path: str | Path, metadata: dict, *, min_reach: float = 
     return Path(path), rows, dropped
 
 
+def write_split_table(solver, path: str | Path, metadata: dict, source, *, min_reach: float = 0.0,
+                      include_forced: bool = False, rows_per_group: int = 1_000_000) -> tuple[Path, int, int]:
+    """:func:`write_table` for a :class:`solvers.streamed.StreamedSolver`: one evaluation pass, each
+    part's rows written as it is evaluated (then the trunk's), so one part is in memory at a time.
+    ``source`` gives the labelled trees: ``source.tree(i)`` (part ``i``, ``-1`` the trunk, with the
+    navigation arrays the part files leave out) and ``source.labels(i, tree)``. The row counts are
+    only known at the end: they go into the footer (:data:`COUNTS_KEY`), which
+    :func:`read_metadata` merges into the run metadata."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from solvers.storage import atomic_write
+
+    counts = {"rows": 0, "dropped": 0}
+
+    def write(tmp: Path) -> None:
+        writer = None
+
+        def visit(i, t, avg, av, reach, regrets) -> None:
+            nonlocal writer
+            if i < 0:
+                t = source.tree(-1)
+            nact = t.infoset_nact
+            cand = nact >= (1 if include_forced else 2)
+            keep = np.flatnonzero(cand & (reach >= min_reach)) if min_reach > 0 else np.flatnonzero(cand)
+            counts["dropped"] += int(nact[cand].sum() - nact[keep].sum())
+            if not len(keep):
+                return
+            cols = source.labels(i, t)
+            bounds = np.searchsorted(np.cumsum(nact[keep].astype(np.int64)),
+                                     np.arange(rows_per_group, int(nact[keep].sum()), rows_per_group))
+            for piece in np.split(keep, bounds):
+                slot = _slots_of(t.infoset_offset, nact, piece)
+                info = np.repeat(piece, nact[piece])
+                table = pa.Table.from_pandas(_frame(t, cols, slot, info, avg, av, reach, regrets),
+                                             preserve_index=False)
+                if writer is None:
+                    meta = dict(metadata, min_reach=min_reach, columns=COLUMN_DOC)
+                    schema = table.schema.with_metadata({META_KEY: json.dumps(meta, default=str).encode()})
+                    writer = pq.ParquetWriter(tmp, schema, compression="zstd")
+                writer.write_table(table.cast(writer.schema))
+                counts["rows"] += len(slot)
+
+        solver.evaluate_parts(visit, load=source.tree)
+        if writer is None:
+            raise ValueError(f"no rows to write: every information set is below min_reach {min_reach}")
+        writer.add_key_value_metadata({COUNTS_KEY: json.dumps({"rows": counts["rows"],
+                                                               "rows_dropped": counts["dropped"]})})
+        writer.close()
+
+    atomic_write(path, write)
+    return Path(path), counts["rows"], counts["dropped"]
+
+
+def read_metadata(path: str | Path) -> dict:
+    """A table file's run metadata: the schema's, plus the counts a streamed writer adds to the
+    footer when it closes (:data:`COUNTS_KEY`)."""
+    import pyarrow.parquet as pq
+
+    kv = pq.ParquetFile(path).metadata.metadata or {}
+    meta = json.loads(kv[META_KEY]) if META_KEY in kv else {}
+    if COUNTS_KEY in kv:
+        meta.update(json.loads(kv[COUNTS_KEY]))
+    return meta
+
+
 def _slots_of(offset: np.ndarray, nact: np.ndarray, keep: np.ndarray) -> np.ndarray:
     cnt = nact[keep].astype(np.int64)
     starts = np.repeat(offset[keep].astype(np.int64), cnt)
@@ -164,8 +231,7 @@ class StrategyTable:
         frames, metas = [], []
         for f in files:
             t = pq.read_table(f)
-            raw = (t.schema.metadata or {}).get(META_KEY)
-            metas.append(json.loads(raw) if raw else {})
+            metas.append(read_metadata(f))
             frames.append(t.to_pandas())
         df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
         for k in ("vira", "hand", "history", "hidden", "action"):

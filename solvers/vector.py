@@ -16,7 +16,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from solvers.cfr import _ALG_ID, SolverState, _discounts, _normalize, _rule, _strategy_from
+from solvers.cfr import _ALG_ID, PREDICTIVE, SolverState, _discounts, _normalize, _rule, _strategy_from
 from solvers.tree import VectorTree
 
 PARALLEL_SLOTS = 1_000_000  # trees with fewer slots run single-threaded (dispatch costs more than it saves)
@@ -196,9 +196,12 @@ def _back_range(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, iof
     elif alg == 3:
         _back_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W,
                    strat, reach, value, mode, who, 3, t, pos, neg, sdisc, regrets, ssum, pred)
-    else:
+    elif alg == 4:
         _back_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W,
                    strat, reach, value, mode, who, 4, t, pos, neg, sdisc, regrets, ssum, pred)
+    else:
+        _back_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W,
+                   strat, reach, value, mode, who, 5, t, pos, neg, sdisc, regrets, ssum, pred)
 
 
 @nb.njit(cache=True, nogil=True)  # nogil: the two best responses of a certificate run on two threads
@@ -360,6 +363,20 @@ def _best_actions(actor, nlist, nlen, ninfo, ioff, inact, echild, value, who, be
             best[i0 + k] = b
 
 
+def slot_values_of(t: VectorTree, reach: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(action value per slot given its information set is reached, reach per information set) from
+    an evaluation pass's own reaches and counterfactual values over ``t``."""
+    opp = np.zeros(t.num_infosets)
+    _opp_reach(t.node_actor, t.node_list, t.node_len, t.node_infoset, t.elem_hand, t.deal_weight, reach, opp)
+    cfv = value[t.entry_child]
+    per_slot_opp = np.repeat(opp, t.infoset_nact)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        av = np.where(per_slot_opp > 0, cfv / per_slot_opp, np.nan)
+    node = t.infoset_node()
+    own = reach[t.node_list[node, t.node_actor[node]] + _rank_in_node(t, node)]
+    return av, own * opp
+
+
 class VectorSolver(SolverState):
     """CFR-family solver state on a :class:`VectorTree` (same interface as :class:`solvers.cfr.CFRSolver`).
 
@@ -369,7 +386,7 @@ class VectorSolver(SolverState):
     """
 
     def __init__(self, tree: VectorTree, algorithm: str = "dcfr", alternating: bool = True,
-                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0, builder=None,
+                 alpha: float | None = None, beta: float | None = None, gamma: float | None = None, builder=None,
                  threads: int | None = None) -> None:
         self._tree = tree
         self._builder = builder
@@ -381,7 +398,7 @@ class VectorSolver(SolverState):
         s = tree.num_slots
         self.regrets = np.zeros(s, np.float32)
         self.ssum = np.zeros(s, np.float32)
-        self.pred = np.zeros(s if algorithm == "pcfr+" else 1, np.float32)
+        self.pred = np.zeros(s if algorithm in PREDICTIVE else 1, np.float32)
         self._buffers()
 
     @property
@@ -451,7 +468,7 @@ class VectorSolver(SolverState):
 
     def _pass(self, who: int) -> None:
         t = self.tree
-        pcfr = self.algorithm == "pcfr+"
+        pcfr = self.algorithm in PREDICTIVE
         if len(self._stale) == 1 and self._plan() is None:
             # measured on 10x10: 1.53 -> 1.2 s/iteration, iterates unchanged
             (q,) = self._stale
@@ -494,7 +511,7 @@ class VectorSolver(SolverState):
     def current_strategy(self) -> np.ndarray:
         out = np.zeros(self.tree.num_slots, np.float32)
         t = self.tree
-        _strategy_from(self.regrets, self.pred, self.algorithm == "pcfr+", t.infoset_offset, t.infoset_nact, out)
+        _strategy_from(self.regrets, self.pred, self.algorithm in PREDICTIVE, t.infoset_offset, t.infoset_nact, out)
         return out
 
     def _root_sum(self, p: int) -> float:
@@ -579,19 +596,9 @@ class VectorSolver(SolverState):
         """(expected payoff to the actor of each slot given its information set is reached,
         probability each information set is reached), both under ``strategy``."""
         s = self._average_in_work() if strategy is None else strategy
-        t = self.tree
         self._forward(s)
-        opp = np.zeros(t.num_infosets)
-        _opp_reach(t.node_actor, t.node_list, t.node_len, t.node_infoset, t.elem_hand, t.deal_weight,
-                   self._reach, opp)
         self._backward(s, MODE_EVAL, 2)
-        cfv = self._value[t.entry_child]
-        per_slot_opp = np.repeat(opp, t.infoset_nact)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            av = np.where(per_slot_opp > 0, cfv / per_slot_opp, np.nan)
-        node = t.infoset_node()
-        own = self._reach[t.node_list[node, t.node_actor[node]] + _rank_in_node(t, node)]
-        return av, own * opp
+        return slot_values_of(self.tree, self._reach, self._value)
 
     def nbytes(self) -> int:
         """Bytes of solver state and working buffers (the tree not included)."""

@@ -240,14 +240,20 @@ def test_inline_executor_reuses_trees_between_equal_structures(tmp_path):
 def test_streamed_cells_give_the_in_memory_match(tmp_path, capsys):
     """--stream-over routes cells through the streamed solver (cut at depth 3, parts on disk): with cold
     starts on both sides the iterates are the same, so the equities and the match certificate agree."""
+    from solvers.tables import StrategyTable, read_metadata
     from truco_lab.cli import main
 
     cells = [(10, 11)]
     mem = MatchConfig(SMALL, target=1e-4, table=False, warm_start=False)
-    st = MatchConfig(SMALL, target=1e-4, table=False, warm_start=False, stream_over_gb=1e-6)
+    st = MatchConfig(SMALL, target=1e-4, table=True, warm_start=False, stream_over_gb=1e-6)
     a, sa = run_match(mem, cells, tmp_path / "mem", workers=1, progress=False)
     b, sb = run_match(st, cells, tmp_path / "st", workers=1, progress=False)
     assert list((tmp_path / "st" / "cells").glob("*/parts/*/part-*.bin"))
+    # streamed cells write their strategy tables too, one per task with its rows counted
+    tables = list((tmp_path / "st" / "cells").glob("**/*.parquet"))
+    assert len(tables) == 3  # 10x11 (d1), its 11x11 successor (d1) and 11x11 (d0): one vira class each
+    for f in tables:
+        assert read_metadata(f)["rows"] == len(StrategyTable.load(f)) > 0
     assert not list((tmp_path / "mem" / "cells").glob("*/parts"))
     ok = ~np.isnan(a.equity.values)
     assert np.allclose(a.equity.values[ok], b.equity.values[ok], atol=1e-8)

@@ -169,7 +169,7 @@ def test_vector_solver_resume_is_bit_identical(tmp_path):
 def test_every_algorithm_converges_on_a_native_cell():
     rules = PAULISTA.with_deck("7QJKA23", "c").with_max_stake(3)
     tree = build_cell(rules, 0, 0, 0, 0)
-    for alg in ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+"):
+    for alg in ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+"):
         for alternating in (True, False):
             s = VectorSolver(tree, alg, alternating=alternating)
             s.iterate(300)
@@ -218,7 +218,7 @@ def test_native_solve_resumes_bit_identically(tmp_path):
         assert np.array_equal(a.regrets, b.regrets) and np.array_equal(a.ssum, b.ssum)
 
 
-@pytest.mark.parametrize("algorithm", ["dcfr", "pcfr+", "cfr+"])
+@pytest.mark.parametrize("algorithm", ["dcfr", "pcfr+", "cfr+", "pdcfr+"])
 def test_per_player_refresh_leaves_the_iterates_bit_identical(algorithm):
     """Each pass recomputes only the last-updated player's strategy and reach; a solver forced to
     recompute everything every pass must produce exactly the same regrets, sums and certificate."""

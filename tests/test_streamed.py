@@ -133,5 +133,32 @@ def test_cli_solve_streamed_equals_in_memory(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         main(base[:-2] + ["--out", str(tmp_path / "x"), "--split-depth", "-1"])
     assert e.value.code == 2
-    assert main(base[:-2] + ["-q", "--out", str(tmp_path / "y"), "--split-depth", "2"]) == 2
-    assert "--no-table" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("depth,min_reach", [(1, 0.0), (3, 0.0), (2, 1e-3)])
+def test_streamed_tables_are_the_in_memory_tables(tmp_path, depth, min_reach):
+    """The same rows (keys, actions), probabilities, reaches and action values as the in-memory table,
+    part histories prefixed by the trunk's and face-down cards carried over; row counts in the metadata."""
+    import json
+
+    from solvers.tables import StrategyTable, read_metadata
+    from truco_lab.cli import main
+
+    base = ["solve", "--score", "3,3", "--dealer", "0", "--vira", "Kc", "--ranks", "7QJKA23", "--suits", "c",
+            "--max-stake", "6", "--iterations", "6", "-q", "--table-min-reach", str(min_reach)]
+    assert main(base + ["--out", str(tmp_path / "mem")]) == 0
+    assert main(base + ["--out", str(tmp_path / "st"), "--split-depth", str(depth)]) == 0
+    a, b = (StrategyTable.load(tmp_path / d).df for d in ("mem", "st"))
+    key = ["player", "hand", "history", "hidden", "action"]
+    assert len(a) == len(b) > 100
+    assert a["hidden"].astype(str).str.len().max() > 0  # the cell has face-down plays
+    a, b = (x.astype({k: str for k in key}).sort_values(key).reset_index(drop=True) for x in (a, b))
+    assert (a[key] == b[key]).all().all()
+    for col in ("probability", "reach"):
+        assert np.allclose(a[col], b[col], atol=1e-6)
+    assert np.allclose(a["action_value"], b["action_value"], atol=1e-5, equal_nan=True)
+    s = json.loads((tmp_path / "st" / "summary.json").read_text())
+    meta = read_metadata(next((tmp_path / "st").glob("*.parquet")))
+    assert meta["rows"] == len(b) == s["cells"][0]["rows"]
+    assert meta["rows_dropped"] == s["cells"][0]["rows_dropped"]
+    assert (meta["rows_dropped"] > 0) == (min_reach > 0)

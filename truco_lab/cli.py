@@ -411,8 +411,6 @@ def cmd_solve(args: argparse.Namespace) -> int:
             return _err(prog, f"cell {a}x{b} needs ~{need:.0f} GB per vira class (predicted from the measured tiers, "
                               f"`truco-lab match --plan`), this machine has {have:.0f} GB available: solve a small "
                               f"variant (--ranks/--suits/--max-stake), {hint}a bigger machine, or --ignore-memory-check")
-    if args.split_depth and not args.no_table:
-        return _err(prog, "argument --split-depth: tables of streamed cells are not written yet; add --no-table")
     try:
         specs = [(CellSpec.make(rules, a, b, args.dealer, vc.index, prunes=prunes, payoff=args.payoff,
                                 equity=equity, algorithm=args.algorithm), label) for vc, label in viras]
@@ -845,7 +843,7 @@ def main(argv: list[str] | None = None) -> int:
     ma.add_argument("--no-warm-start", action="store_true", help="start every cell from zero regrets")
     ma.add_argument("--stream-over", type=_positive_float, default=None, metavar="GB",
                     help="stream cells predicted to need more than GB in memory from disk (split depth 3, "
-                         "no table, cold start): full-ladder cells on 24 GB machines, e.g. --stream-over 20")
+                         "cold start): full-ladder cells on 24 GB machines, e.g. --stream-over 20")
     ma.add_argument("--no-table", action="store_true", help="write no strategy tables")
     ma.add_argument("--table-min-reach", type=_prob, default=0.0, metavar="P",
                     help="leave out information sets the equilibrium reaches with probability below P")

@@ -689,11 +689,7 @@ def build_split(folder, rules: RuleSet = PAULISTA, score0: int = 0, score1: int 
         from solvers.storage import write_json
 
         write_json(marker, key)
-    rh = np.concatenate([np.arange(len(hands)), np.arange(len(hands))]).astype(np.int16)
-    out = _build(r, root, lvl_cards, card_level, packed, nlev, prunes, rh, packed[rh], len(hands), depth)
-    fr_node, fr_state, el_rem = out[17], out[18], out[19]
-    trunk = _assemble(list(out[:17]), vc, hands, lvl_cards, card_level)
-    del out
+    trunk, fr_node, fr_state, el_rem = _split_trunk(inputs, vc, prunes, depth)
     P = len(fr_node)
     slots = np.zeros(P, np.int64)
     infosets = np.zeros(P, np.int64)
@@ -706,16 +702,10 @@ def build_split(folder, rules: RuleSet = PAULISTA, score0: int = 0, score1: int 
 
         bar = tqdm(total=P, desc="building parts", unit=" part")
     for i in range(P):
-        f = int(fr_node[i])
-        l0, n0 = trunk.node_list[f, 0], trunk.node_len[f, 0]
-        l1, n1 = trunk.node_list[f, 1], trunk.node_len[f, 1]
-        idx = np.concatenate([np.arange(l0, l0 + n0), np.arange(l1, l1 + n1)])
         if store.has(i):
             a = store.load(i)
         else:
-            parr = list(_build(r, fr_state[i].copy(), lvl_cards, card_level, packed, nlev, prunes,
-                               trunk.elem_hand[idx].astype(np.int16), el_rem[idx], int(n0), 1 << 30)[:17])
-            a = part_arrays(_assemble(parr, vc, hands, lvl_cards, card_level, weights=False))
+            a = part_arrays(_split_part(inputs, vc, prunes, trunk, int(fr_node[i]), fr_state[i], el_rem))
             store.save(i, a)
         slots[i] = a["entry_child"].shape[0]
         infosets[i] = a["infoset_offset"].shape[0]
@@ -738,6 +728,77 @@ def build_split(folder, rules: RuleSet = PAULISTA, score0: int = 0, score1: int 
                       nodes, elems, store, np.asarray(utility, np.float64))
     split.save_index({"cell": key, "payoff": payoff})
     return split
+
+
+def _split_trunk(inputs, vc: ViraClass, prunes: int, depth: int):
+    """The trunk of a cell cut at public depth ``depth`` (navigation arrays included) and, per
+    frontier node, its engine state and its elements' remaining-card masks."""
+    r, root, lvl_cards, card_level, hands, packed, nlev = inputs
+    rh = np.concatenate([np.arange(len(hands)), np.arange(len(hands))]).astype(np.int16)
+    out = _build(r, root, lvl_cards, card_level, packed, nlev, prunes, rh, packed[rh], len(hands), depth)
+    fr_node, fr_state, el_rem = out[17], out[18], out[19]
+    trunk = _assemble(list(out[:17]), vc, hands, lvl_cards, card_level)
+    return trunk, fr_node, fr_state, el_rem
+
+
+def _split_part(inputs, vc: ViraClass, prunes: int, trunk: VectorTree, f: int, state: np.ndarray,
+                el_rem: np.ndarray) -> VectorTree:
+    """The subtree below trunk node ``f`` (engine state ``state``), built on its own: its root lists
+    are the trunk's lists at ``f`` (player 0's first). No deal weights (the trunk's serve)."""
+    r, root, lvl_cards, card_level, hands, packed, nlev = inputs
+    l0, n0 = trunk.node_list[f, 0], trunk.node_len[f, 0]
+    l1, n1 = trunk.node_list[f, 1], trunk.node_len[f, 1]
+    idx = np.concatenate([np.arange(l0, l0 + n0), np.arange(l1, l1 + n1)])
+    parr = list(_build(r, state.copy(), lvl_cards, card_level, packed, nlev, prunes,
+                       trunk.elem_hand[idx].astype(np.int16), el_rem[idx], int(n0), 1 << 30)[:17])
+    return _assemble(parr, vc, hands, lvl_cards, card_level, weights=False)
+
+
+class SplitLabels:
+    """The labelled trees of a split cell, for its strategy table: the trunk and each part rebuilt
+    with the navigation arrays the part files leave out, and their rows' labels, each part's
+    history prefixed by its frontier node's and its face-down cards continuing the trunk's.
+    (:func:`solvers.tables.write_split_table`'s ``source``.)"""
+
+    def __init__(self, split, rules: RuleSet, score0: int, score1: int, dealer: int, vira, prunes,
+                 payoff: str, depth: int) -> None:
+        prunes, vc, self._inputs = _cell_inputs(rules, score0, score1, dealer, vira, prunes, payoff)
+        self._vc, self._prunes = vc, prunes
+        self.cell = Cell(rules, int(score0), int(score1), int(dealer), vc, int(prunes), payoff)
+        trunk, fr_node, self._fr_state, self._el_rem = _split_trunk(self._inputs, vc, prunes, depth)
+        if not np.array_equal(fr_node, split.frontier) or trunk.num_slots != split.slot_start[0]:
+            raise ValueError("the split on disk is not this cell's at this depth: rebuild it")
+        self._split = split
+        trunk.source = self.cell
+        trunk.set_payoff(split.utility)
+        self.trunk = trunk
+        self._trunk_hist = infoset_labels(trunk)["history"][1]
+        self._trunk_hidden = _element_hidden(trunk)
+
+    def tree(self, i: int) -> VectorTree:
+        """Part ``i`` (``-1``: the trunk) with navigation arrays, payoffs and deal weights."""
+        if i < 0:
+            return self.trunk
+        sp = self._split
+        f = int(sp.frontier[i])
+        t = _split_part(self._inputs, self._vc, self._prunes, self.trunk, f, self._fr_state[i], self._el_rem)
+        if t.num_slots != sp.slot_start[i + 1] - sp.slot_start[i] or t.num_nodes != sp.node_count[i]:
+            raise ValueError(f"part {i} rebuilt differs from the one on disk: rebuild the split")
+        t.deal_weight = self.trunk.deal_weight
+        t.source = self.cell
+        t.set_payoff(sp.utility)
+        return t
+
+    def labels(self, i: int, tree: VectorTree) -> dict:
+        """What a strategy table needs to label ``tree``'s rows (``tree`` = :meth:`tree` ``(i)``)."""
+        if i < 0:
+            return table_labels(tree)
+        f = int(self._split.frontier[i])
+        tr = self.trunk
+        l0, n0 = tr.node_list[f, 0], tr.node_len[f, 0]
+        l1, n1 = tr.node_list[f, 1], tr.node_len[f, 1]
+        root_hidden = np.concatenate([self._trunk_hidden[l0:l0 + n0], self._trunk_hidden[l1:l1 + n1]])
+        return table_labels(tree, prefix=str(self._trunk_hist[f][0]), root_hidden=root_hidden)
 
 
 def outcome_codes(tree: VectorTree) -> np.ndarray:
@@ -816,8 +877,9 @@ class NodeHistories:
     asks for the nodes its rows use, one row group at a time. Building every node's string up front
     (the first version) cost 35-50 s and ~5 GB at 10x10, more than writing the table."""
 
-    def __init__(self, parent: np.ndarray, tok: np.ndarray, tokens: list[str]) -> None:
+    def __init__(self, parent: np.ndarray, tok: np.ndarray, tokens: list[str], prefix: str = "") -> None:
         self.parent, self.tok, self.tokens = parent, tok, tokens
+        self.prefix = prefix  # the history above this tree's root (a part of a split cell)
 
     def __len__(self) -> int:
         return int(self.parent.shape[0])
@@ -833,16 +895,18 @@ class NodeHistories:
                 break
             width *= 4
         ts = self.tokens
+        head = [self.prefix] if self.prefix else []
         res = np.empty(len(nodes), dtype=object)
         for i in range(len(nodes)):
-            res[i] = ", ".join([ts[t] for t in out[i, : depth[i]]])
+            res[i] = ", ".join(head + [ts[t] for t in out[i, : depth[i]]])
         return res
 
 
-def infoset_labels(tree: VectorTree) -> dict:
+def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray | None = None) -> dict:
     """Per information set: ``player`` (int8) and ``hand``, ``history``, ``hidden`` as
     (codes per information set, categories), so no per-row strings are built; history strings
-    come from :class:`NodeHistories` on demand."""
+    come from :class:`NodeHistories` on demand. For a subtree of a split cell, ``prefix`` is the
+    history above its root and ``root_hidden`` its root elements' face-down codes."""
     cell: Cell = tree.source
     names = level_names(cell.rules, cell.vira_class)
     card_level = tree.meta["card_level"]
@@ -861,11 +925,7 @@ def infoset_labels(tree: VectorTree) -> dict:
     node = tree.infoset_node()
     player = actor[node].astype(np.int8)
     elem = tree.node_list[node, player] + (np.arange(tree.num_infosets) - tree.node_infoset[node])
-    # own face-down cards, packed 5 bits per card (the latest lowest), per element in one pass
-    ehid = np.zeros(tree.num_elements, np.int64)
-    _hidden_walk(tree.infoset_offset, tree.infoset_nact, node, tree.node_list, tree.node_infoset, actor,
-                 np.asarray(tree.elem_entry), np.asarray(tree.entry_action), card_level.astype(np.int64),
-                 tree.num_slots, ehid)
+    ehid = _element_hidden(tree, root_hidden, node)
     import pandas as pd
 
     inv, huniq = pd.factorize(ehid[elem])  # hash-based: no sort of 40 M codes
@@ -881,9 +941,22 @@ def infoset_labels(tree: VectorTree) -> dict:
     return {
         "player": player,
         "hand": (tree.elem_hand[elem].astype(np.int32), hand_names),
-        "history": (node.astype(np.int32), NodeHistories(parent, tok, tokens)),
+        "history": (node.astype(np.int32), NodeHistories(parent, tok, tokens, prefix)),
         "hidden": (inv.astype(np.int32), np.array(hid_names, dtype=object)),
     }
+
+
+def _element_hidden(tree: VectorTree, root_hidden: np.ndarray | None = None,
+                    node: np.ndarray | None = None) -> np.ndarray:
+    """Per element, its owner's face-down cards so far, packed 5 bits per card (the latest lowest),
+    in one pass; ``root_hidden`` seeds the root elements (a part below a trunk)."""
+    ehid = np.zeros(tree.num_elements, np.int64)
+    if root_hidden is not None:
+        ehid[: len(root_hidden)] = root_hidden
+    _hidden_walk(tree.infoset_offset, tree.infoset_nact, tree.infoset_node() if node is None else node,
+                 tree.node_list, tree.node_infoset, tree.node_actor, np.asarray(tree.elem_entry),
+                 np.asarray(tree.entry_action), tree.meta["card_level"].astype(np.int64), tree.num_slots, ehid)
+    return ehid
 
 
 def _small_unique(x: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -908,8 +981,7 @@ def _hidden_walk(ioff, inact, inode, nlist, ninfo, actor, elem_entry, entry_acti
     for el in range(elem_entry.shape[0]):
         e = elem_entry[el]
         if e < 0:
-            hid[el] = 0
-            continue
+            continue  # a root element: its code is the caller's (0, or the trunk's above a part)
         i = owner[e]
         n = inode[i]
         src = nlist[n, actor[n]] + (i - ninfo[n])
@@ -1064,11 +1136,12 @@ def native_parts(game, prunes: int | dict = ALL_PRUNES) -> list[tuple[float, Cel
     return out
 
 
-def table_labels(tree: VectorTree) -> dict:
-    """Everything a strategy table needs to label this tree's rows."""
+def table_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray | None = None) -> dict:
+    """Everything a strategy table needs to label this tree's rows (``prefix``, ``root_hidden``: a
+    subtree's, see :func:`infoset_labels`)."""
     cell: Cell = tree.source
     if "_labels" not in tree.meta:  # cells sharing a tree (same structure) share its labels
-        tree.meta["_labels"] = dict(infoset_labels(tree), action=slot_action_strings(tree))
+        tree.meta["_labels"] = dict(infoset_labels(tree, prefix, root_hidden), action=slot_action_strings(tree))
     out = dict(tree.meta["_labels"])
     out["constants"] = {
         "vira": cell.vira_class.name, "vira_class": np.int8(cell.vira_class.index),

@@ -302,7 +302,6 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
         solver.iteration = 0
     state_bytes = solver.regrets.nbytes + solver.ssum.nbytes + (solver.pred.nbytes if solver.pred.size > 1 else 0)
     result = _iterate(job, vc, solver, progress, build_s, tree, state_bytes, solver.nbytes() + tree.nbytes())
-    expl, value = result.exploitability, result.game_value
     result.warm_start = Path(job.warm_from).name if job.warm_from and not resume else None
     result.warm_iterations = warm_it
     if job.br_utilities is not None:
@@ -315,10 +314,8 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     if job.table and job.workdir is not None:
         from solvers.tables import write_table
 
-        meta = dict(tree.source.metadata(), algorithm=spec.algorithm, iterations=result.iterations,
-                    exploitability=expl, game_value=value, key=job.key, version=_version(),
-                    date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
-        path, rows, dropped = write_table(solver, job.path("table"), meta, min_reach=job.table_min_reach)
+        path, rows, dropped = write_table(solver, job.path("table"), _table_meta(tree.source, job, result),
+                                          min_reach=job.table_min_reach)
         result.table, result.rows, result.rows_dropped = str(path), rows, dropped
     result.peak_memory_gb = peak_rss_gb()
     if res_path is not None:
@@ -361,8 +358,6 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
     from truco_lab.public_tree import build_split
 
     spec = job.spec
-    if job.table:
-        raise CellError("tables of streamed cells are not written yet: add --no-table (table=False)")
     if job.warm_from:
         raise CellError("warm starts need the in-memory solver: a streamed cell starts cold")
     tmp = None
@@ -384,6 +379,15 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
         if job.br_utilities is not None:
             result.br_values = [solver.best_response_value(p, None, np.array(job.br_utilities[p])) for p in (0, 1)]
             result.br_key = stable_hash(job.br_utilities)
+        if job.table and job.workdir is not None:
+            from solvers.tables import write_split_table
+            from truco_lab.public_tree import SplitLabels
+
+            labels = SplitLabels(split, spec.rules, spec.score0, spec.score1, spec.dealer, spec.vira_class,
+                                 spec.prunes, spec.payoff, job.split_depth)
+            path, rows, dropped = write_split_table(solver, job.path("table"), _table_meta(labels.cell, job, result),
+                                                    labels, min_reach=job.table_min_reach)
+            result.table, result.rows, result.rows_dropped = str(path), rows, dropped
         result.peak_memory_gb = peak_rss_gb()
         if job.workdir is not None:
             write_json(job.path("result"), result.to_dict())
@@ -391,6 +395,13 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _table_meta(cell, job: CellJob, result: CellResult) -> dict:
+    """A strategy table's run metadata (the cell's, the solve's, the code's version and the date)."""
+    return dict(cell.metadata(), algorithm=job.spec.algorithm, iterations=result.iterations,
+                exploitability=result.exploitability, game_value=result.game_value, key=job.key,
+                version=_version(), date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
 
 
 def _load(solver: VectorSolver, path: Path, key: str | None) -> None:

@@ -250,8 +250,8 @@ def cell_jobs(cfg: MatchConfig, state: MatchState, cell: Cell, out: Path | None,
         workdir = str(out / "cells" / spec.cell_name) if out is not None else None
         prev = last_by_structure.get(spec.structure_key()) if cfg.warm_start and not streamed else None
         warm = str(prev.path("checkpoint")) if prev is not None and prev.workdir is not None else None
-        # a streamed cell (too big for the memory here) writes no table and starts cold (Not done yet)
-        job = CellJob(spec, cfg.stop(), workdir=workdir, table=cfg.table and not streamed,
+        # a streamed cell (too big for the memory here) starts cold (Not done yet)
+        job = CellJob(spec, cfg.stop(), workdir=workdir, table=cfg.table,
                       table_min_reach=cfg.table_min_reach, warm_from=warm, br_utilities=(tuple(br0), tuple(br1)),
                       split_depth=3 if streamed else 0)
         last_by_structure[spec.structure_key()] = job
