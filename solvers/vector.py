@@ -49,11 +49,11 @@ def _fwd_range(lo, hi, actor, nlist, nlen, ninfo, ioff, inact, echild, strat, re
 
 
 @nb.njit(cache=True)
-def _refresh_player(q, actor, nlist, nlen, ninfo, ioff, inact, echild, regrets, pred, use_pred, strat, reach):
-    """Regret matching and the forward pass for player ``q``'s nodes only: in alternating updates
-    only the player updated last has a new strategy, and a player's reach depends on their own
-    strategy alone, so the other half of both is still current."""
-    for n in range(actor.shape[0]):
+def _refresh_range(lo, hi, q, actor, nlist, nlen, ninfo, ioff, inact, echild, regrets, pred, use_pred, strat, reach):
+    """Regret matching and the forward pass for player ``q``'s nodes among ``lo .. hi-1``: in
+    alternating updates only the player updated last has a new strategy, and a player's reach
+    depends on their own strategy alone, so the other half of both is still current."""
+    for n in range(lo, hi):
         if actor[n] != q:
             continue
         ls = nlist[n, q]
@@ -75,6 +75,30 @@ def _refresh_player(q, actor, nlist, nlen, ninfo, ioff, inact, echild, regrets, 
             for a in range(m):
                 strat[o + a] = strat[o + a] / tot if tot > 0.0 else 1.0 / m
                 reach[echild[o + a]] = rk * strat[o + a]  # the stored float32, as _fwd_range reads it
+
+
+@nb.njit(cache=True)
+def _refresh_player(q, actor, nlist, nlen, ninfo, ioff, inact, echild, regrets, pred, use_pred, strat, reach):
+    """:func:`_refresh_range` over the whole tree."""
+    _refresh_range(0, actor.shape[0], q, actor, nlist, nlen, ninfo, ioff, inact, echild, regrets, pred, use_pred,
+                   strat, reach)
+
+
+@nb.njit(cache=True, parallel=True)
+def _refresh_par(top, task_f, task_lo, task_hi, bin_start, q, actor, nlist, nlen, ninfo, ioff, inact, echild,
+                 regrets, pred, use_pred, strat, reach):
+    """:func:`_refresh_player` with the subtrees below the frontier in parallel (see :class:`ParallelPlan`);
+    every node is computed exactly as in the sequential pass, so the result is bit-identical."""
+    for j in range(top.shape[0]):
+        _refresh_range(top[j], top[j] + 1, q, actor, nlist, nlen, ninfo, ioff, inact, echild, regrets, pred,
+                       use_pred, strat, reach)
+    for b in nb.prange(bin_start.shape[0] - 1):
+        for ti in range(bin_start[b], bin_start[b + 1]):
+            f = task_f[ti]
+            _refresh_range(f, f + 1, q, actor, nlist, nlen, ninfo, ioff, inact, echild, regrets, pred, use_pred,
+                           strat, reach)
+            _refresh_range(task_lo[ti], task_hi[ti], q, actor, nlist, nlen, ninfo, ioff, inact, echild, regrets,
+                           pred, use_pred, strat, reach)
 
 
 @nb.njit(cache=True)
@@ -390,8 +414,9 @@ class VectorSolver(SolverState):
                  threads: int | None = None) -> None:
         self._tree = tree
         self._builder = builder
-        # 1 by default: on this 2-vCPU machine the memory-bound passes gain nothing from a second
-        # thread (benchmarks/threads.py); bins = threads, fixed by the caller, never by the machine
+        # bins = threads, fixed by the caller, never by the machine (the bins fix the summation order).
+        # 1 by default (the process pool's workers already use the cores); 2 halves a 10x10 iteration
+        # here once the per-player refresh runs in parallel too (benchmarks/threads.py)
         self.threads = 1 if threads is None else int(threads)
         self._par = None
         super().__init__(tree, algorithm, alternating, alpha, beta, gamma)
@@ -469,10 +494,15 @@ class VectorSolver(SolverState):
     def _pass(self, who: int) -> None:
         t = self.tree
         pcfr = self.algorithm in PREDICTIVE
-        if len(self._stale) == 1 and self._plan() is None:
+        if len(self._stale) == 1:
             # measured on 10x10: 1.53 -> 1.2 s/iteration, iterates unchanged
             (q,) = self._stale
-            _refresh_player(q, *self._tree_args()[:7], self.regrets, self.pred, pcfr, self._strat, self._reach)
+            pl = self._plan()
+            if pl is None:
+                _refresh_player(q, *self._tree_args()[:7], self.regrets, self.pred, pcfr, self._strat, self._reach)
+            else:
+                _refresh_par(pl.top, pl.task_f, pl.task_lo, pl.task_hi, pl.bin_start, q, *self._tree_args()[:7],
+                             self.regrets, self.pred, pcfr, self._strat, self._reach)
         else:
             _strategy_from(self.regrets, self.pred, pcfr, t.infoset_offset, t.infoset_nact, self._strat)
             self._forward(self._strat)

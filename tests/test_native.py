@@ -218,13 +218,19 @@ def test_native_solve_resumes_bit_identically(tmp_path):
         assert np.array_equal(a.regrets, b.regrets) and np.array_equal(a.ssum, b.ssum)
 
 
-@pytest.mark.parametrize("algorithm", ["dcfr", "pcfr+", "cfr+", "pdcfr+"])
-def test_per_player_refresh_leaves_the_iterates_bit_identical(algorithm):
-    """Each pass recomputes only the last-updated player's strategy and reach; a solver forced to
-    recompute everything every pass must produce exactly the same regrets, sums and certificate."""
+@pytest.mark.parametrize("algorithm,threads", [("dcfr", 1), ("pcfr+", 1), ("cfr+", 1), ("pdcfr+", 1), ("dcfr", 2),
+                                               ("pcfr+", 2)])
+def test_per_player_refresh_leaves_the_iterates_bit_identical(algorithm, threads, monkeypatch):
+    """Each pass recomputes only the last-updated player's strategy and reach (on two threads: the
+    subtrees below the frontier in parallel); a solver forced to recompute everything every pass
+    must produce exactly the same regrets, sums and certificate."""
+    import solvers.vector as V
+
+    monkeypatch.setattr(V, "PARALLEL_SLOTS", 0)  # the parallel passes on this small tree too
     tree = build_cell(PAULISTA.with_deck("7QJKA23", "hc").with_max_stake(6), 0, 0, 0, 0)
-    a = VectorSolver(tree, algorithm)
-    b = VectorSolver(tree, algorithm)
+    a = VectorSolver(tree, algorithm, threads=threads)
+    b = VectorSolver(tree, algorithm, threads=threads)
+    assert (a._plan() is not None) == (threads > 1)
     full = b._pass
 
     def every_time(who):

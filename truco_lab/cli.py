@@ -430,7 +430,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     cells = []
     for spec, label in specs:
         job = CellJob(spec, stop, workdir=str(out), table=not args.no_table, table_min_reach=args.table_min_reach,
-                      resume=True, split_depth=args.split_depth)
+                      resume=True, split_depth=args.split_depth, threads=args.threads)
         bar = Progress(f"vira {label} d{args.dealer}", stop.target, stop.iterations, enabled=not args.quiet)
         try:
             res = run_cell(job, progress=bar)
@@ -788,6 +788,8 @@ def main(argv: list[str] | None = None) -> int:
     so.add_argument("--checkpoint-every", type=_positive_int, default=50, help="iterations between checkpoints")
     so.add_argument("--prunes", choices=("all", "none"), default="all", help="value-preserving prunes (default all)")
     so.add_argument("--no-table", action="store_true", help="write no strategy table")
+    so.add_argument("--threads", type=_positive_int, default=2,
+                    help="threads per pass (default 2: subtrees in parallel; 1 for the sequential passes)")
     so.add_argument("--split-depth", type=_nonneg_int, default=0, metavar="D",
                     help="stream the tree from disk, cut at public depth D (3 for full-ladder cells: the 0x0 "
                          "cell in ~10 GB); parts go to DIR/parts. 0 (default): the whole tree in memory")
@@ -836,6 +838,8 @@ def main(argv: list[str] | None = None) -> int:
     ma.add_argument("--executor", choices=("local", "ray"), default="local", help="local process pool or Ray")
     ma.add_argument("--ray-address", metavar="ADDR", help="join this Ray cluster (default: start a local Ray)")
     ma.add_argument("--workers", type=_positive_int, default=2, help="parallel workers (default 2)")
+    ma.add_argument("--threads", type=_positive_int, default=1,
+                    help="threads per worker's passes (default 1: the workers use the cores)")
     ma.add_argument("--plan", action="store_true", help="solve nothing: list cells, predicted memory and time")
     ma.add_argument("--resume", action="store_true", help="continue this run in DIR (finished cells are kept)")
     ma.add_argument("--fresh", action="store_true", help="overwrite DIR if it holds another run")

@@ -167,6 +167,9 @@ class CellJob:
     warm_from: str | None = None  # checkpoint of a solved neighbour with the same structure key
     br_utilities: tuple[tuple[float, ...], tuple[float, ...]] | None = None
     split_depth: int = 0  # > 0: stream the tree cut at this public depth from disk (cells too big for memory)
+    # threads of the in-memory passes (subtrees below public depth 2 in parallel): 2 halves the 10x10
+    # iteration here. Not in the hash: it changes at most the last bits of a few sums
+    threads: int = 1
 
     @property
     def key(self) -> str:
@@ -283,7 +286,7 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     else:
         spec.adopt(tree)
     build_s = time.perf_counter() - t0
-    solver = VectorSolver(tree, spec.algorithm)
+    solver = VectorSolver(tree, spec.algorithm, threads=job.threads)
     ckpt = job.path("checkpoint")
     resume = job.resume and ckpt is not None and ckpt.exists()
     warm_it = 0

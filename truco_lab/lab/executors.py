@@ -142,7 +142,7 @@ class RayExecutor:
         pending = {}
         for job in jobs:
             mem = int(self.memory_gb(job) * 2**30)
-            ref = self.remote.options(memory=mem, max_retries=2).remote(job)
+            ref = self.remote.options(memory=mem, num_cpus=job.threads, max_retries=2).remote(job)
             pending[ref] = job
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)

@@ -193,6 +193,7 @@ class MatchConfig:
     table_min_reach: float = 0.0
     warm_start: bool = True
     stream_over_gb: float = float("inf")  # cells predicted to need more in memory are streamed (--split-depth 3)
+    threads: int = 1  # per worker (the pool's workers already use the cores)
 
     def key(self) -> str:
         return stable_hash({"kind": "match", "rules": rules_to_dict(self.rules), "prunes": self.prunes,
@@ -253,7 +254,7 @@ def cell_jobs(cfg: MatchConfig, state: MatchState, cell: Cell, out: Path | None,
         # a streamed cell (too big for the memory here) starts cold (Not done yet)
         job = CellJob(spec, cfg.stop(), workdir=workdir, table=cfg.table,
                       table_min_reach=cfg.table_min_reach, warm_from=warm, br_utilities=(tuple(br0), tuple(br1)),
-                      split_depth=3 if streamed else 0)
+                      split_depth=3 if streamed else 0, threads=cfg.threads)
         last_by_structure[spec.structure_key()] = job
         jobs.append(job)
     return jobs

@@ -155,7 +155,7 @@ def main(args, rules: RuleSet) -> int:
     cfg = MatchConfig(rules, prunes=ALL_PRUNES if args.prunes == "all" else 0, algorithm=args.algorithm,
                       target=args.target_exploitability, max_iterations=args.max_iterations,
                       check_every=args.check_every, table=not args.no_table, table_min_reach=args.table_min_reach,
-                      warm_start=not args.no_warm_start,
+                      warm_start=not args.no_warm_start, threads=args.threads,
                       stream_over_gb=float("inf") if args.stream_over is None else args.stream_over)
     out = Path(args.out)
     if args.plan:
