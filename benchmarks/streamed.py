@@ -5,7 +5,7 @@ times DCFR iterations and the exact certificate (both players' best responses, s
 prints the peak memory of the process (the kernel's high-water mark, the build included).
 
     python benchmarks/streamed.py --cell 4,4 --depth 3 --iterations 2
-    python benchmarks/streamed.py --cell 0,0 --depth 4 --iterations 3 --dir /work/split-0x0
+    python benchmarks/streamed.py --cell 0,0 --depth 4 --iterations 3 --dir /work/split-0x0 [--threads 2]
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ def main() -> None:
     ap.add_argument("--iterations", type=int, default=2)
     ap.add_argument("--resident-gb", type=float, default=0.0, help="parts kept in memory between passes")
     ap.add_argument("--dir", default=None, help="where the parts go (default: a temporary folder)")
+    ap.add_argument("--threads", type=int, default=1, help="parts worked on at once (default 1)")
     a = ap.parse_args()
     import tempfile
 
@@ -41,14 +42,15 @@ def main() -> None:
     t = time.perf_counter()
     sp = build_split(folder, rule_set(a.rules), s0, s1, a.dealer, a.vira, depth=a.depth, progress=True)
     build = time.perf_counter() - t
-    m = memory_of(sp)
+    m = memory_of(sp, a.threads)
     disk = sp.store.nbytes()
     print(f"cell {s0}x{s1} dealer {a.dealer} vira class {a.vira} ({a.rules}), depth {a.depth}: "
           f"{sp.num_infosets:,} infosets, {sp.num_slots:,} entries, {sp.num_parts:,} parts; "
-          f"trunk {sp.trunk.num_slots:,} entries; largest part ~{m['largest_part'] / 1e9:.2f} GB in memory; "
+          f"trunk {sp.trunk.num_slots:,} entries; largest part(s) ~{m['largest_part'] / 1e9:.2f} GB in memory; "
           f"parts on disk {disk / 1e9:.1f} GB ({disk / sp.num_slots:.1f} B/entry)")
     print(f"build {build:.0f} s, peak after build {peak_rss_gb():.2f} GB", flush=True)
-    s = StreamedSolver(sp, resident_bytes=int(a.resident_gb * 1e9))
+    s = StreamedSolver(sp, resident_bytes=int(a.resident_gb * 1e9), threads=a.threads)
+    print(f"threads {a.threads}")
     times = []
     for _ in range(a.iterations):
         t = time.perf_counter()

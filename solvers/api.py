@@ -154,7 +154,8 @@ def solve(
     every ``checkpoint_every`` iterations and at the end; ``resume`` continues
     from it bit-identically. ``native_options`` go to the native builder
     (truco: ``prunes``). ``max_nodes``: refuse to walk a game estimated bigger (None: no limit).
-    ``params`` are the algorithm's (DCFR's alpha, beta, gamma).
+    ``params`` are the algorithm's (DCFR's alpha, beta, gamma) and, for native trees, ``threads``
+    (2: each pass's subtrees on two threads, ~1.7x faster on big trees here).
     """
     if tree not in TREE_BUILDERS:
         raise ValueError(f"tree must be one of {', '.join(TREE_BUILDERS)}, got {tree!r}")

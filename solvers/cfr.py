@@ -24,7 +24,7 @@ DEFAULT_PARAMS = {"pdcfr+": (2.3, 0.0, 5.0)}
 _DCFR_PARAMS = (1.5, 0.0, 2.0)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _strategy_from(regrets, pred, use_pred, offset, nact, out):
     """Regret matching (plus prediction for PCFR+) for every information set."""
     _strategy_loop(regrets, pred, use_pred, offset, nact, nact, -1, out)
@@ -48,7 +48,7 @@ def _strategy_loop(regrets, pred, use_pred, offset, nact, iplayer, p, out):
             out[o + a] = out[o + a] / tot if tot > 0.0 else 1.0 / k
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _normalize(ssum, offset, nact, out):
     for i in range(offset.shape[0]):
         o = offset[i]

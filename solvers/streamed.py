@@ -195,8 +195,10 @@ class StreamedSolver(SolverState):
     fits (the rest are read from disk on every pass)."""
 
     def __init__(self, split: SplitTree, algorithm: str = "dcfr", alternating: bool = True,
-                 alpha: float | None = None, beta: float | None = None, gamma: float | None = None, resident_bytes: int = 0) -> None:
+                 alpha: float | None = None, beta: float | None = None, gamma: float | None = None,
+                 resident_bytes: int = 0, threads: int = 1) -> None:
         super().__init__(split, algorithm, alternating, alpha, beta, gamma)
+        self.threads = int(threads)  # parts worked on at once (results are the same for any number)
         self.split = split
         s = split.num_slots
         self.regrets = np.zeros(s, np.float32)
@@ -234,6 +236,40 @@ class StreamedSolver(SolverState):
                         self._resident[i] = t
                         self._resident_used += need
                 yield i, t
+
+    def _worked(self, load, work):
+        """``(i, part, work(i, part))`` in part order. One thread: parts come from :meth:`_parts`
+        (the next read meanwhile). More: ``threads`` parts are loaded and worked on at once (the
+        kernels release the interpreter lock; each part owns its slots' regrets and sums), at most
+        ``threads + 1`` in memory (as with one thread: the part worked on and the next)."""
+        if self.threads <= 1:
+            for i, t in self._parts(load):
+                yield i, t, work(i, t)
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        n = self.split.num_parts
+
+        def job(i):
+            t = load(i) if load is not None else self._resident.get(i)
+            fresh = t is None
+            if fresh:
+                t = self.split.part(i)
+            return t, fresh, work(i, t)
+
+        with ThreadPoolExecutor(self.threads) as pool:
+            window = [pool.submit(job, i) for i in range(min(n, self.threads))]
+            for i in range(n):
+                t, fresh, out = window.pop(0).result()
+                if i + len(window) + 1 < n:
+                    window.append(pool.submit(job, i + len(window) + 1))
+                if load is None and fresh:
+                    self.parts_read += 1
+                    need = self.split.part_nbytes(i)
+                    if self._resident_used + need <= self.resident_bytes:
+                        self._resident[i] = t
+                        self._resident_used += need
+                yield i, t, out
 
     def _slots(self, i: int) -> slice:
         """Global slots of part ``i`` (``-1``: the trunk)."""
@@ -279,7 +315,7 @@ class StreamedSolver(SolverState):
         treach[: 2 * tr.num_hands] = 1.0
         fwd(tr, tstrat, treach)
         tvalue = np.zeros(tr.num_elements)
-        for i, t in self._parts(load):
+        def work(i: int, t: VectorTree):
             sl = self._slots(i)
             f = int(sp.frontier[i])
             l0, n0 = int(tr.node_list[f, 0]), int(tr.node_len[f, 0])
@@ -291,11 +327,18 @@ class StreamedSolver(SolverState):
             fwd(t, strat, reach)
             value = np.zeros(t.num_elements)
             back(t, sl, strat, reach, value)
+            return sl, reach, value
+
+        for i, t, (sl, reach, value) in self._worked(load, work):
+            # in part order whatever the threads: the trunk's sums are the same every run
+            f = int(sp.frontier[i])
+            l0, n0 = int(tr.node_list[f, 0]), int(tr.node_len[f, 0])
+            l1, n1 = int(tr.node_list[f, 1]), int(tr.node_len[f, 1])
             tvalue[l0:l0 + n0] += value[:n0]
             tvalue[l1:l1 + n1] += value[n0:n0 + n1]
             if visit is not None:
                 visit(i, t, sl, reach, value)
-            del t, strat, reach, value
+            del t, reach, value
         back(tr, tsl, tstrat, treach, tvalue)
         if visit is not None:
             visit(-1, tr, tsl, treach, tvalue)
@@ -364,11 +407,12 @@ class StreamedSolver(SolverState):
         return self.regrets.nbytes + self.ssum.nbytes + self.pred.nbytes + self._resident_used
 
 
-def memory_of(split: SplitTree) -> dict[str, int]:
-    """Bytes a streamed solve holds: solver state for every slot, the trunk, the largest part."""
+def memory_of(split: SplitTree, threads: int = 1) -> dict[str, int]:
+    """Bytes a streamed solve holds: solver state for every slot, the trunk, the largest part (times
+    the parts worked on at once)."""
     largest = max((split.part_nbytes(i) for i in range(split.num_parts)), default=0)
     return {"state": 8 * split.num_slots, "trunk": split.trunk.nbytes() + 12 * split.trunk.num_elements,
-            "largest_part": largest}
+            "largest_part": largest * max(1, int(threads))}
 
 
 def remove(folder: str | Path) -> None:

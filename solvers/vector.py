@@ -28,7 +28,7 @@ MODE_BR = 2
 
 # Kernels loop over node *ranges*: a numba call per node would pass (and reference-count) a
 # dozen arrays per node, several times slower than the loop itself.
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)  # nogil: streamed parts are worked on by several threads
 def _fwd_range(lo, hi, actor, nlist, nlen, ninfo, ioff, inact, echild, strat, reach):
     """Own reach of the children's private states, nodes ``lo .. hi-1`` in order."""
     for n in range(lo, hi):
@@ -203,7 +203,7 @@ def _back_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff
                           value[echild[o + a]] - vi, own * strat[o + a])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _back_range(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W, strat,
                 reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred):
     """``_back_body`` with a constant algorithm per call, so the update rule's branches leave

@@ -56,6 +56,21 @@ def test_resident_parts_change_nothing_but_the_reads(tmp_path):
     assert b.parts_read == b.split.num_parts < a.parts_read
 
 
+def test_parts_on_two_threads_give_the_same_iterates_bit_for_bit(tmp_path):
+    """Two threads work on two parts at once; their root values are added in part order, so the
+    iterates, the certificate and the table pass are exactly the one-thread ones."""
+    _, a = _pair(tmp_path, SMALL, (0, 0), 3)
+    b = StreamedSolver(SplitTree.open(tmp_path / "d3"), threads=2)
+    for s in (a, b):
+        s.iterate(3)
+    assert np.array_equal(a.regrets, b.regrets) and np.array_equal(a.ssum, b.ssum)
+    assert a.best_response_values() == b.best_response_values()
+    assert b.parts_read == 8 * b.split.num_parts  # 3 iterations x 2 passes, then 2 best responses
+    seen = []
+    b.evaluate_parts(lambda i, *rest: seen.append(i))
+    assert seen == list(range(b.split.num_parts)) + [-1]
+
+
 def test_equity_payoffs_and_other_rule_sets_stream_too(tmp_path):
     full, st = _pair(tmp_path, MINEIRO.with_deck("7QJKA23", "hc").with_max_stake(4), (2, 6), 2, dealer=1)
     full.iterate(5)

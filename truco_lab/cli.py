@@ -404,7 +404,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         from truco_lab.lab.match import plan
 
         row = plan(rules, [(a, b, args.dealer)], prunes)[0]
-        need = row.streamed_gb if args.split_depth else row.peak_gb
+        need = row.streamed_peak_gb(args.threads) if args.split_depth else row.peak_gb
         have = available_memory_gb()
         if need > have:
             hint = "" if args.split_depth else "--split-depth 3 (stream the tree from disk), "

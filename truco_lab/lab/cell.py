@@ -374,11 +374,12 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
                             spec.prunes, depth=job.split_depth, utilities=np.array(spec.utilities),
                             progress=getattr(progress, "bar", None) is not None)  # the CLI's bar, not quiet
         build_s = time.perf_counter() - t0
-        solver = StreamedSolver(split, spec.algorithm)
+        solver = StreamedSolver(split, spec.algorithm, threads=job.threads)
         ckpt = job.path("checkpoint")
         if job.resume and ckpt is not None and ckpt.exists():
             _load(solver, ckpt, job.key)
-        result = _iterate(job, vc, solver, progress, build_s, split, solver.nbytes(), sum(memory_of(split).values()))
+        result = _iterate(job, vc, solver, progress, build_s, split, solver.nbytes(),
+                          sum(memory_of(split, job.threads).values()))
         if job.br_utilities is not None:
             result.br_values = [solver.best_response_value(p, None, np.array(job.br_utilities[p])) for p in (0, 1)]
             result.br_key = stable_hash(job.br_utilities)

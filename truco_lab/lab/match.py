@@ -149,10 +149,15 @@ class PlanRow:
 
     @property
     def streamed_gb(self) -> float:
+        """Peak of a streamed solve (``--split-depth 3``) on one thread: see :meth:`streamed_peak_gb`."""
+        return self.streamed_peak_gb(1)
+
+    def streamed_peak_gb(self, threads: int = 1) -> float:
         """Peak of a streamed solve (``--split-depth 3``): 8 bytes of solver state per entry in memory
-        (doubled while a checkpoint loads), plus the trunk and two parts (measured at 0x0: 3.2 GB
-        for the largest part)."""
-        return max(16e-9 * self.entries, 8e-9 * self.entries + 6.4 * min(1.0, self.entries / 1.067e9)) + 1.0
+        (doubled while a checkpoint loads), plus the trunk and ``threads + 1`` parts (measured at 0x0:
+        3.2 GB for the largest part)."""
+        part = 3.2 * min(1.0, self.entries / 1.067e9)
+        return max(16e-9 * self.entries, 8e-9 * self.entries + part * (threads + 1)) + 1.0
 
 
 def plan(rules: RuleSet, cells: list[Cell], prunes: int = ALL_PRUNES, target: float = 1e-3) -> list[PlanRow]:
