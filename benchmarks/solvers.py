@@ -46,7 +46,7 @@ def leduc() -> None:
 
 
 def one_cell(score0: int, score1: int, dealer: int, vira: int, iterations: int, algorithm: str,
-             converge: list[float], rules_name: str = "paulista") -> dict:
+             converge: list[float], rules_name: str = "paulista", threads: int = 1) -> dict:
     """Build and time one cell in this process (navigation arrays memory-mapped, as run_cell does);
     with ``converge``, iterate on until each exploitability target (points per hand) is met."""
     from solvers.api import check_interval
@@ -60,7 +60,7 @@ def one_cell(score0: int, score1: int, dealer: int, vira: int, iterations: int, 
     tree.offload_navigation()
     build = time.perf_counter() - t
     build_peak = peak_rss_gb()
-    s = VectorSolver(tree, algorithm)
+    s = VectorSolver(tree, algorithm, threads=threads)
     s.iterate(1)  # first iteration includes numba dispatch
     t = time.perf_counter()
     s.iterate(iterations)
@@ -77,7 +77,8 @@ def one_cell(score0: int, score1: int, dealer: int, vira: int, iterations: int, 
         reached[str(target)] = s.iteration
     state = s.regrets.nbytes + s.ssum.nbytes + (s.pred.nbytes if s.pred.size > 1 else 0)
     return {
-        "cell": f"{rules_name} {score0}x{score1} dealer {dealer} vira class {vira}", "nodes": tree.num_nodes,
+        "cell": f"{rules_name} {score0}x{score1} dealer {dealer} vira class {vira} threads {threads}",
+        "nodes": tree.num_nodes,
         "infosets": tree.num_infosets, "entries": tree.num_slots, "build_s": build, "s_per_iteration": per_it,
         "exploitability_s": br, "exploitability": expl, "iterations": s.iteration,
         "bytes_per_entry_state": state / tree.num_slots,
@@ -106,6 +107,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--dealer", type=int, default=0)
     ap.add_argument("--iterations", type=int, default=10, help="timed iterations per cell")
     ap.add_argument("--algorithm", default="dcfr")
+    ap.add_argument("--threads", type=int, default=1, help="threads per pass (VectorSolver(threads=))")
     ap.add_argument("--converge", type=float, nargs="*", default=[],
                     help="also iterate each cell to these exploitabilities (points/hand), e.g. 1e-3 2.5e-4")
     ap.add_argument("--no-leduc", action="store_true")
@@ -114,7 +116,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.one:
         a, b = (int(x) for x in args.one.split(","))
         print(json.dumps(one_cell(a, b, args.dealer, args.vira, args.iterations, args.algorithm, args.converge,
-                                  args.rules)))
+                                  args.rules, args.threads)))
         return
     if not args.no_leduc:
         leduc()
@@ -122,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
     for cell in cells:
         p = subprocess.run([sys.executable, __file__, "--one", cell, "--vira", str(args.vira), "--dealer",
                             str(args.dealer), "--iterations", str(args.iterations), "--algorithm", args.algorithm,
-                            "--rules", args.rules,
+                            "--rules", args.rules, "--threads", str(args.threads),
                             "--converge", *map(str, args.converge)], capture_output=True, text=True)
         if p.returncode != 0:
             why = "killed (out of memory?)" if p.returncode < 0 else p.stderr.strip().splitlines()[-1:]
