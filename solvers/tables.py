@@ -126,25 +126,34 @@ def write_table(solver, path: str | Path, metadata: dict, *, min_reach: float = 
 
 
 def write_split_table(solver, path: str | Path, metadata: dict, source, *, min_reach: float = 0.0,
-                      include_forced: bool = False, rows_per_group: int = 1_000_000) -> tuple[Path, int, int]:
+                      include_forced: bool = False, rows_per_group: int = 1_000_000,
+                      progress: bool = False) -> tuple[Path, int, int]:
     """:func:`write_table` for a :class:`solvers.streamed.StreamedSolver`: one evaluation pass, each
     part's rows written as it is evaluated (then the trunk's), so one part is in memory at a time.
     ``source`` gives the labelled trees: ``source.tree(i)`` (part ``i``, ``-1`` the trunk, with the
     navigation arrays the part files leave out) and ``source.labels(i, tree)``. The row counts are
     only known at the end: they go into the footer (:data:`COUNTS_KEY`), which
-    :func:`read_metadata` merges into the run metadata."""
+    :func:`read_metadata` merges into the run metadata. ``progress``: a bar over the parts (stderr)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from solvers.storage import atomic_write
 
     counts = {"rows": 0, "dropped": 0}
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=solver.split.num_parts + 1, desc="writing the table", unit=" part")
 
     def write(tmp: Path) -> None:
         writer = None
 
         def visit(i, t, avg, av, reach, regrets) -> None:
             nonlocal writer
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(rows=f"{counts['rows']:,}")
             if i < 0:
                 t = source.tree(-1)
             nact = t.infoset_nact
@@ -175,7 +184,11 @@ def write_split_table(solver, path: str | Path, metadata: dict, source, *, min_r
                                                                "rows_dropped": counts["dropped"]})})
         writer.close()
 
-    atomic_write(path, write)
+    try:
+        atomic_write(path, write)
+    finally:
+        if bar is not None:
+            bar.close()
     return Path(path), counts["rows"], counts["dropped"]
 
 

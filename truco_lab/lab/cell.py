@@ -390,7 +390,8 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
             labels = SplitLabels(split, spec.rules, spec.score0, spec.score1, spec.dealer, spec.vira_class,
                                  spec.prunes, spec.payoff, job.split_depth)
             path, rows, dropped = write_split_table(solver, job.path("table"), _table_meta(labels.cell, job, result),
-                                                    labels, min_reach=job.table_min_reach)
+                                                    labels, min_reach=job.table_min_reach,
+                                                    progress=getattr(progress, "bar", None) is not None)
             result.table, result.rows, result.rows_dropped = str(path), rows, dropped
         result.peak_memory_gb = peak_rss_gb()
         if job.workdir is not None:
