@@ -258,3 +258,24 @@ def test_threaded_certificate_equals_the_sequential_one(monkeypatch):
     threaded = s.best_response_values()
     monkeypatch.setattr(V, "BR_THREAD_ELEMENTS", 0)
     assert s.best_response_values() == threaded
+
+
+def test_solve_on_two_threads_equals_one(monkeypatch, capsys):
+    """``solve(g, threads=2)`` runs the parallel passes (forced here on a small tree) to the same
+    certificate; a bad thread count is a one-line error in the API and the CLI."""
+    import solvers.vector as V
+    from truco_lab.cli import main
+
+    monkeypatch.setattr(V, "PARALLEL_SLOTS", 0)
+    g = pyspiel.load_game("truco_paulista", {"ranks": "KA23", "suits": "hc", "max_stake": 3})
+    a = solve(g, iterations=30)
+    b = solve(g, iterations=30, threads=2)
+    assert all(s._plan() is not None for s in b.solver.solvers)
+    assert all(s._plan() is None for s in a.solver.solvers)
+    assert b.exploitability == pytest.approx(a.exploitability, abs=1e-9)
+    assert b.game_value == pytest.approx(a.game_value, abs=1e-9)
+    with pytest.raises(ValueError, match="threads must be a positive integer, got 0"):
+        solve(g, iterations=2, threads=0)
+    with pytest.raises(SystemExit) as e:
+        main(["solve", "--score", "11,11", "--ranks", "KA23", "--suits", "hc", "--threads", "0", "--out", "x"])
+    assert e.value.code == 2 and "--threads" in capsys.readouterr().err
