@@ -119,11 +119,13 @@ def live_ladder(rules: RuleSet, cell: Cell, prunes: int = ALL_PRUNES) -> tuple[i
 # Iterations to 1e-3 in win probability are assumptions above the eleven row (measured: ~15).
 TIERS = {
     # live rungs: (entries, s/iteration, peak GB, iterations to 1e-3 win probability, measured?)
-    1: (5.38e6, 0.19, 0.5, 15, True),
-    2: (44.8e6, 1.5, 2.07, 120, True),
-    3: (157e6, 6.2, 7.1, 150, True),
-    4: (435e6, 17.0, 17.5, 180, True),
-    5: (1.067e9, 40.0, 43.0, 200, False),  # entries measured (benchmarks/streamed.py), the rest projected
+    # one-thread seconds (CPU time): benchmarks/threads.py (11x11, 10x10) and benchmarks/solvers.py (7x7, 4x4)
+    # on the current kernels; two threads finish ~1.8x sooner on about the same CPU time
+    1: (5.38e6, 0.115, 0.5, 15, True),
+    2: (44.8e6, 0.974, 2.07, 120, True),
+    3: (157e6, 3.36, 7.1, 150, True),
+    4: (435e6, 9.39, 17.5, 180, True),
+    5: (1.067e9, 23.0, 43.0, 200, False),  # entries measured (benchmarks/streamed.py), the rest 4x4 scaled
 }
 
 
@@ -134,7 +136,7 @@ TIERS = {
 RULE_SCALE = {"mineiro": (86.2 / 157, 3.47 / 6.2, 5.49 / 7.1)}
 
 
-STREAM_SLOWDOWN = 79.0 / 42.0  # benchmarks/streamed.py at 0x0 against 4x4's in-memory seconds per entry
+STREAM_SLOWDOWN = 79.0 / 23.0  # benchmarks/streamed.py at 0x0 (one thread) against 4x4's in-memory s per entry
 
 
 @dataclass
@@ -176,7 +178,7 @@ def plan(rules: RuleSet, cells: list[Cell], prunes: int = ALL_PRUNES, target: fl
             se, ss, sp = RULE_SCALE[rules.name]
             entries, spi, peak = entries * se, spi * ss, peak * sp
         its = iters * (1e-3 / target) ** (1 / 1.8)
-        # streamed passes measured at 0x0: 79 s/iteration against ~42 projected in memory
+        # streamed passes measured at 0x0: 79 s/iteration against ~23 projected in memory
         out.append(PlanRow(c, lad, nclass, peak, nclass * its * spi * 1.3 / 3600, entries,
                            nclass * its * spi * 1.3 * STREAM_SLOWDOWN / 3600))
     return out
