@@ -46,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-iterations", type=int, default=700)
     ap.add_argument("--check-every", type=int, default=20)
     ap.add_argument("--out", default="results/update_rules")
+    ap.add_argument("--threads", type=int, default=2, help="threads per pass (default 2; results do not depend on it)")
     a = ap.parse_args(argv)
     try:
         variants = [(v, *parse_variant(v)) for v in a.variants]
@@ -67,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         if label in set(done["variant"]):
             print(f"{label}: already in {path}")
             continue
-        s = VectorSolver(tree, alg, *(params or (None, None, None)))
+        alpha, beta, gamma = params or (None, None, None)
+        s = VectorSolver(tree, alg, alpha=alpha, beta=beta, gamma=gamma, threads=a.threads)
         rows, t0, e = [], time.perf_counter(), float("inf")
         while s.iteration < a.max_iterations and e > a.target:
             s.iterate(a.check_every)
