@@ -357,7 +357,7 @@ class SolverState:
 class CFRSolver(SolverState):
     """CFR-family solver state on a :class:`GameTree` (regrets, strategy sums, iteration)."""
 
-    def __init__(self, tree: GameTree, algorithm: str = "dcfr", alternating: bool = True,
+    def __init__(self, tree: GameTree, algorithm: str = "dcfr", alternating: bool = True, *,
                  alpha: float | None = None, beta: float | None = None, gamma: float | None = None) -> None:
         super().__init__(tree, algorithm, alternating, alpha, beta, gamma)
         s = tree.num_slots

@@ -194,7 +194,7 @@ class StreamedSolver(SolverState):
     tree, to rounding). ``resident_bytes``: parts kept loaded between passes while their estimated size
     fits (the rest are read from disk on every pass)."""
 
-    def __init__(self, split: SplitTree, algorithm: str = "dcfr", alternating: bool = True,
+    def __init__(self, split: SplitTree, algorithm: str = "dcfr", alternating: bool = True, *,
                  alpha: float | None = None, beta: float | None = None, gamma: float | None = None,
                  resident_bytes: int = 0, threads: int = 1) -> None:
         super().__init__(split, algorithm, alternating, alpha, beta, gamma)

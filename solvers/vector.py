@@ -409,7 +409,7 @@ class VectorSolver(SolverState):
     sums); the tree is rebuilt on next use. This is how many subgames are solved one at a time.
     """
 
-    def __init__(self, tree: VectorTree, algorithm: str = "dcfr", alternating: bool = True,
+    def __init__(self, tree: VectorTree, algorithm: str = "dcfr", alternating: bool = True, *,
                  alpha: float | None = None, beta: float | None = None, gamma: float | None = None, builder=None,
                  threads: int | None = None) -> None:
         self._tree = tree
