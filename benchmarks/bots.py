@@ -18,10 +18,13 @@ from pathlib import Path
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import truco_lab  # noqa: E402, F401  registers the games
-from truco_lab.arena import load_match_game, run_pair, tree_strategy  # noqa: E402
-from truco_lab.bots import HeuristicBot, make_bot  # noqa: E402
-from truco_lab.public_tree import DROP_CONCEDE, build_cell, vira_classes  # noqa: E402
-from truco_lab.rules import PAULISTA  # noqa: E402
+from truco_lab.abstraction.levels import vira_classes  # noqa: E402
+from truco_lab.abstraction.tree import DROP_CONCEDE, build_cell  # noqa: E402
+from truco_lab.people.arena import load_match_game, run_pair  # noqa: E402
+from truco_lab.people.bots import HeuristicBot  # noqa: E402
+from truco_lab.people.responses import tree_strategy  # noqa: E402
+from truco_lab.people.roster import make_bot  # noqa: E402
+from truco_lab.rules.ruleset import PAULISTA  # noqa: E402
 
 SMALL = PAULISTA.with_deck("4567QJKA23", "c").with_max_stake(3)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numba
 
-from truco_lab.bench import numba_rate, openspiel_rate
+from truco_lab.openspiel.bench import numba_rate, openspiel_rate
 
 
 def main() -> None:

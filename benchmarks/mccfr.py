@@ -28,8 +28,8 @@ import pyspiel  # noqa: E402
 
 import truco_lab  # noqa: E402, F401  registers the games
 from solvers.mccfr import MCCFRSolver  # noqa: E402
-from truco_lab.rules import ARGENTINO  # noqa: E402
-from truco_lab.sampled import exploitability, keyed_tree, sampled_game  # noqa: E402
+from truco_lab.openspiel.sampled import exploitability, keyed_tree, sampled_game  # noqa: E402
+from truco_lab.rules.ruleset import ARGENTINO  # noqa: E402
 
 
 def full_hand(seconds: float, capacity: int) -> None:
@@ -52,8 +52,8 @@ def full_hand(seconds: float, capacity: int) -> None:
 
 
 def teams(seconds: float, capacity: int) -> None:
-    from truco_lab.rules import MINEIRO_2V2, PAULISTA_2V2
-    from truco_lab.sampled import head_to_head
+    from truco_lab.openspiel.sampled import head_to_head
+    from truco_lab.rules.ruleset import MINEIRO_2V2, PAULISTA_2V2
 
     for rules in (PAULISTA_2V2, MINEIRO_2V2):
         s = MCCFRSolver(sampled_game(rules, (0, 0), 3), capacity=capacity, seed=0)

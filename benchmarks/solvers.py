@@ -52,8 +52,8 @@ def one_cell(score0: int, score1: int, dealer: int, vira: int, iterations: int, 
     from solvers.api import check_interval
     from solvers.storage import peak_rss_gb
     from solvers.vector import VectorSolver
-    from truco_lab.public_tree import build_cell
-    from truco_lab.rules import rule_set
+    from truco_lab.abstraction.tree import build_cell
+    from truco_lab.rules.ruleset import rule_set
 
     t = time.perf_counter()
     tree = build_cell(rule_set(rules_name), score0, score1, dealer, vira)

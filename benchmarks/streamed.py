@@ -19,8 +19,8 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 from solvers.storage import peak_rss_gb  # noqa: E402
 from solvers.streamed import StreamedSolver, memory_of  # noqa: E402
-from truco_lab.public_tree import build_split  # noqa: E402
-from truco_lab.rules import rule_set  # noqa: E402
+from truco_lab.abstraction.tree import build_split  # noqa: E402
+from truco_lab.rules.ruleset import rule_set  # noqa: E402
 
 
 def main() -> None:

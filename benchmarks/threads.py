@@ -62,8 +62,8 @@ def main(argv: list[str] | None = None) -> None:
         one, two = timed(fn, x, 1), timed(fn, x, 2)
         print(f"{name}: 1 thread {one:.3f} s, 2 threads {two:.3f} s, speed-up {one / two:.2f}x", flush=True)
     from solvers.vector import VectorSolver
-    from truco_lab.public_tree import build_cell
-    from truco_lab.rules import PAULISTA
+    from truco_lab.abstraction.tree import build_cell
+    from truco_lab.rules.ruleset import PAULISTA
 
     a, b = (int(v) for v in args.cell.split(","))
     tree = build_cell(PAULISTA, a, b, 0, 0)

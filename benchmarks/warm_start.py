@@ -20,7 +20,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 from truco_lab.lab import match as M  # noqa: E402
 from truco_lab.lab.executors import InlineExecutor  # noqa: E402
-from truco_lab.rules import PAULISTA  # noqa: E402
+from truco_lab.rules.ruleset import PAULISTA  # noqa: E402
 
 
 def solve_row(rules, warm: bool, target: float, out: Path) -> tuple[dict, float]:

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
+from truco_lab.abstraction.levels import level_names, vira_classes
 from truco_lab.lab.cell import CellError
 from truco_lab.lab.match import MatchConfig
 from truco_lab.lab.match_run import run_match
 from truco_lab.lab.runs import RunError
-from truco_lab.public_tree import level_names, vira_classes
-from truco_lab.rules import PAULISTA
+from truco_lab.rules.ruleset import PAULISTA
 
 QUINTILES = ("weakest", "weak", "middle", "strong", "strongest")
 

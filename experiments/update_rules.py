@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     from solvers.vector import VectorSolver
-    from truco_lab.public_tree import build_cell
+    from truco_lab.abstraction.tree import build_cell
 
     key = stable_hash([s0, s1, a.dealer, a.vira, a.target, a.max_iterations, a.check_every])
     path = Path(a.out) / f"{s0}x{s1}.d{a.dealer}.v{a.vira}.{key[:8]}.csv"

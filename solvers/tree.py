@@ -212,6 +212,17 @@ class TreeSource(Protocol):
 
 
 @dataclass
+class TreeIndex:
+    """Lookups derived from a :class:`VectorTree`'s arrays, computed on first use and kept with the tree
+    (the kernels never read them): each information set's decision node, each slot's information set, and
+    the source's labels of the tree (cells sharing a tree share its labels)."""
+
+    infoset_node: np.ndarray | None = None
+    slot_infoset: np.ndarray | None = None
+    labels: dict | None = None
+
+
+@dataclass
 class VectorTree:
     """A public tree in vector form (DESIGN-NOTES §4), for games whose chance is one private deal at the root.
 
@@ -251,7 +262,7 @@ class VectorTree:
     # payoffs: terminals carry an outcome code; an objective maps codes to utilities (set_payoff)
     node_outcome: np.ndarray | None = None  # int16 [N]: outcome code at terminals, -1 elsewhere
     source: TreeSource | None = None
-    meta: dict = field(default_factory=dict)  # plain data for the source (no callables)
+    index: TreeIndex = field(default_factory=TreeIndex)
 
     NAVIGATION = ("node_parent", "node_action", "node_child", "node_nchild", "entry_action", "elem_entry")
 
@@ -312,6 +323,23 @@ class VectorTree:
     def infoset_player(self) -> np.ndarray:
         """Player of each information set (computed from the nodes)."""
         return self.node_actor[self.infoset_node()].astype(np.int8)
+
+    def infoset_nodes(self) -> np.ndarray:
+        """Decision node of each information set (computed once, kept in :attr:`index`)."""
+        if self.index.infoset_node is None:
+            self.index.infoset_node = self.infoset_node()
+        return self.index.infoset_node
+
+    def slot_infosets(self) -> np.ndarray:
+        """The information set of each slot (computed once, kept in :attr:`index`)."""
+        if self.index.slot_infoset is None:
+            self.index.slot_infoset = np.repeat(np.arange(self.num_infosets, dtype=np.int32),
+                                                self.infoset_nact.astype(np.int64))
+        return self.index.slot_infoset
+
+    def infoset_of_slot(self, slot: int) -> int:
+        """The information set whose block holds ``slot``."""
+        return int(np.searchsorted(self.infoset_offset, slot, side="right") - 1)
 
     def infoset_node(self) -> np.ndarray:
         """Decision node of each information set."""

@@ -622,6 +622,12 @@ class VectorSolver(SolverState):
                       t.entry_child, self._value, player, best)
         return best
 
+    def element_reach(self, strategy: np.ndarray | None = None) -> np.ndarray:
+        """Each element's own reach probability under ``strategy`` (the product of its player's own
+        probabilities on the way there; chance and the opponent are not in it)."""
+        self._forward(self._average_in_work() if strategy is None else strategy)
+        return self._reach.copy()
+
     def slot_values(self, strategy: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(expected payoff to the actor of each slot given its information set is reached,
         probability each information set is reached), both under ``strategy``."""

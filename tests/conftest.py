@@ -34,7 +34,7 @@ def small_grid(tmp_path_factory):
     """The whole grid of a 7-card, one-suit, raise-to-3 variant, solved to 1e-4 per cell, with strategy tables."""
     from truco_lab.lab.match import MatchConfig
     from truco_lab.lab.match_run import run_match
-    from truco_lab.rules import PAULISTA
+    from truco_lab.rules.ruleset import PAULISTA
 
     rules = PAULISTA.with_deck("7QJKA23", "c").with_max_stake(3)
     out = tmp_path_factory.mktemp("grid")

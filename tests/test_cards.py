@@ -1,6 +1,6 @@
 import pytest
 
-from truco_lab.cards import N_ACTIONS, action_str, card_str, parse_action, parse_card, parse_cards
+from truco_lab.rules.cards import N_ACTIONS, action_str, card_str, parse_action, parse_card, parse_cards
 
 
 def test_card_ids_follow_the_notation_contract():

@@ -10,14 +10,17 @@ import pytest
 from open_spiel.python.algorithms import exploitability as os_expl
 
 import truco_lab  # noqa: F401  registers the games
-from truco_lab.advice import ExplainError, advise, explain
-from truco_lab.arena import bot_exploitability, load_match_game, play_match, run_pair
-from truco_lab.bots import Bot, HeuristicBot, RandomBot, SolvedBot, make_bot, view_of
-from truco_lab.cards import A_ACCEPT_ELEVEN, A_FOLD_ELEVEN, parse_cards
+from solvers.tables import StrategyTable
 from truco_lab.cli import main
 from truco_lab.lab.policy import MatchStrategy
-from truco_lab.play import Table
-from truco_lab.rules import PAULISTA
+from truco_lab.people.advice import ExplainError, explain
+from truco_lab.people.arena import load_match_game, play_match, run_pair
+from truco_lab.people.bots import Bot, HeuristicBot, RandomBot, SolvedBot, view_of
+from truco_lab.people.play import Table
+from truco_lab.people.responses import bot_exploitability
+from truco_lab.people.roster import make_bot
+from truco_lab.rules.cards import A_ACCEPT_ELEVEN, A_FOLD_ELEVEN, parse_cards
+from truco_lab.rules.ruleset import PAULISTA
 
 TINY = PAULISTA.with_deck("7QJKA23", "c")
 SMALL_ARGS = ["--ranks", "7QJKA23", "--suits", "c", "--max-stake", "3"]
@@ -60,7 +63,7 @@ def test_bots_play_legal_complete_matches_and_are_policies(small_grid):
     rng = np.random.default_rng(0)
     for m in range(10):
         pair = (bots[m % 5], bots[(m + 1 + m // 5) % 5])
-        winner, hands, pts = play_match(game, pair, deal_seed=m)  # an illegal action would raise
+        winner, hands, pts = play_match(game, pair, np.random.default_rng(m))  # an illegal action would raise
         assert winner in (0, 1) and max(pts) >= cfg.rules.target and hands >= 1
     # every bot's probabilities form a distribution over the legal actions (OpenSpiel policy contract)
     st = game.new_initial_state()
@@ -109,7 +112,7 @@ def test_solved_bot_announces_unsolved_cells_and_falls_back(small_grid, tmp_path
     notes = []
     bot = SolvedBot(MatchStrategy(part), notify=notes.append)
     game = load_match_game(cfg.rules)
-    play_match(game, (bot, RandomBot(1)), deal_seed=3)
+    play_match(game, (bot, RandomBot(1)), np.random.default_rng(3))
     assert bot.fallback_decisions > 0 and notes
     assert re.match(r"solved bot: cell \d+x\d+ dealer \d is not solved in .*; playing heuristic-high there "
                     r"\(solve it: truco-lab match --cells \d+,\d+ ", notes[0])
@@ -183,16 +186,31 @@ def test_explain_strategy_values_and_range(small_grid):
     assert "opponent's range" in text and "play_face_up" in text
 
 
-def test_explain_matches_advise_at_the_same_state(small_grid):
+def test_explain_agrees_with_the_strategy_table(small_grid):
+    """explain routes an OpenSpiel state to the tree; the Parquet table was written by the solver's table
+    writer and is read by key: the two must give the same probabilities and action values."""
     out, cfg, _, _ = small_grid
     strat = MatchStrategy(out)
-    from truco_lab.advice import hand_state
+    adv = explain((3, 5), 0, "Kc", "7c Ac 2c", "play_face_up Qc", solved=strat, rules=cfg.rules)
+    assert adv.reached
+    table = StrategyTable.load(out / "cells" / "s3-5_d0")
+    rows = table.lookup("Kc", "7c Ac 2c", "play_face_up Qc", score=(3, 5), dealer=0)
+    by_action = {r.action: r for r in rows.itertuples()}
+    assert set(by_action) == set(adv.actions.action)
+    for r in adv.actions.itertuples():
+        assert r.probability == pytest.approx(by_action[r.action].probability, abs=1e-6)
+        assert r.value == pytest.approx(by_action[r.action].action_value, abs=1e-5)
 
-    st = hand_state(cfg.rules, (3, 5), 0, "Kc", "7c Ac 2c", "raise 3, accept_raise")
-    a1 = advise(strat, st)
-    probs = strat.action_probabilities(st)
-    for r in a1.actions.itertuples():
-        assert r.probability == pytest.approx(probs[truco_lab.parse_action(r.action)])
+
+def test_explain_says_when_the_solution_never_reaches_a_decision(small_grid, capsys):
+    """At 3x5 on this deck player 0 never accepts a raise to 3 there: no nan values, no empty range."""
+    out, cfg, _, _ = small_grid
+    adv = explain((3, 5), 0, "Kc", "7c Ac 2c", "raise 3, accept_raise", solved=MatchStrategy(out), rules=cfg.rules)
+    assert not adv.reached
+    assert main(["explain", "--score", "3,5", "--dealer", "0", "--vira", "Kc", "--hand", "7c Ac 2c", "--history",
+                 "raise 3, accept_raise", "--solved", str(out), *SMALL_ARGS]) == 1
+    text = capsys.readouterr().out
+    assert "never reaches this decision" in text and "nan" not in text
 
 
 @pytest.mark.parametrize("hand,history,vira,message", [
@@ -213,7 +231,7 @@ def test_explain_errors_name_the_problem(small_grid, hand, history, vira, messag
 def test_explain_cli_and_unsolved_cell(small_grid, tmp_path, capsys):
     out, cfg, _, _ = small_grid
     assert main(["explain", "--score", "3,5", "--dealer", "0", "--vira", "Kc", "--hand", "7c Ac 2c", "--history",
-                 "raise 3, accept_raise", "--solved", str(out), *SMALL_ARGS]) == 0
+                 "play_face_up Qc", "--solved", str(out), *SMALL_ARGS]) == 0
     assert "opponent's range" in capsys.readouterr().out
     from truco_lab.lab.match import MatchConfig
     from truco_lab.lab.match_run import run_match
@@ -224,6 +242,8 @@ def test_explain_cli_and_unsolved_cell(small_grid, tmp_path, capsys):
                  "--solved", str(part), *SMALL_ARGS]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is not solved" in err and "truco-lab match --cells 3,5" in err
+    # the suggested command carries the run's deck and ladder, and its cost
+    assert "--ranks" in err and "--suits" in err and "--max-stake 3" in err and "CPU-hours" in err
 
 
 class _Script:
@@ -294,7 +314,7 @@ def test_rough_edges_one_line_errors(capsys):
 
     from solvers.api import solve
     from truco_lab import HandState, TrucoError
-    from truco_lab.public_tree import build_cell
+    from truco_lab.abstraction.tree import build_cell
 
     h = HandState.new(("3d Qs 5c", "4d 4s 4h"), "7c")
     d = json.loads(json.dumps(h.to_json()))
@@ -309,9 +329,11 @@ def test_rough_edges_one_line_errors(capsys):
     for argv, msg in [(["--score", "-1,0", "--vira", "all", "--iterations", "1"], "got '-1,0'"),
                       (["--score", "11,11", "--vira", "all", "--target-exploitability", "inf"], "got 'inf'"),
                       (["--score", "11,11", "--vira", "all", "--target-exploitability", "nan"], "got 'nan'")]:
-        with pytest.raises(SystemExit) as e:
-            main(["solve", "--dealer", "0", "--out", "/nonexistent/x", *argv])
-        assert e.value.code == 2
+        try:  # argparse's own checks exit; the score's range is checked once the rules are known
+            code = main(["solve", "--dealer", "0", "--out", "/nonexistent/x", *argv])
+        except SystemExit as e:
+            code = e.code
+        assert code == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and msg in err
     game = pyspiel.load_game("kuhn_poker")
@@ -373,7 +395,7 @@ def test_cell_best_response_bot_realises_its_value_in_openspiel():
     heuristic's value against itself."""
     from open_spiel.python.algorithms import expected_game_score
 
-    from truco_lab.arena import CellResponseBot
+    from truco_lab.people.responses import CellResponseBot
 
     rules = TINY.with_max_stake(3)
     h = HeuristicBot("high", 3)

@@ -10,13 +10,13 @@ import pyspiel
 import pytest
 
 import truco_lab  # noqa: F401  registers the games
+from truco_lab.abstraction.tree import ALL_PRUNES, CAP_RAISES, DROP_DOMINATED_HIDE, build_cell
 from truco_lab.lab.cell import CellJob, CellSpec, Stop, run_cell
 from truco_lab.lab.executors import InlineExecutor
 from truco_lab.lab.match import MatchConfig, canonical, select_cells, successors, worst_path_bound
 from truco_lab.lab.match_run import run_match
 from truco_lab.lab.policy import MatchStrategy
-from truco_lab.public_tree import ALL_PRUNES, CAP_RAISES, DROP_DOMINATED_HIDE, build_cell
-from truco_lab.rules import PAULISTA
+from truco_lab.rules.ruleset import PAULISTA
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = PAULISTA.with_deck("7QJKA23", "c").with_max_stake(3)
@@ -91,7 +91,7 @@ def test_symmetry_holds_for_a_pair_solved_both_ways(grid):
     for (a, b, d) in [(5, 3, 0), (9, 2, 1), (11, 4, 0)]:
         assert canonical((a, b, d))[1]  # a mirror: the grid never solved it directly
         vals, expl = 0.0, 0.0
-        from truco_lab.public_tree import vira_classes
+        from truco_lab.abstraction.levels import vira_classes
 
         for vc in vira_classes(SMALL):
             spec = CellSpec.make(SMALL, a, b, d, vc.index, payoff="equity", equity=state.equity)
@@ -117,7 +117,7 @@ def test_match_exploitability_is_nonnegative_and_bounded_by_the_worst_path(grid)
 
 def test_eleven_eleven_equity_is_one_plus_points_value_over_two(grid):
     _, _, state, _ = grid
-    from truco_lab.public_tree import vira_classes
+    from truco_lab.abstraction.levels import vira_classes
 
     pts = 0.0
     for vc in vira_classes(SMALL):

@@ -133,9 +133,9 @@ def test_mccfr_drives_the_engine_and_converges_on_a_small_argentine_hand():
     from dataclasses import replace
 
     from solvers.tree import build_openspiel_tree
-    from truco_lab.rules import ARGENTINO
-    from truco_lab.sampled import exploitability as mccfr_exploitability
-    from truco_lab.sampled import sampled_game, state_key
+    from truco_lab.openspiel.sampled import exploitability as mccfr_exploitability
+    from truco_lab.openspiel.sampled import sampled_game, state_key
+    from truco_lab.rules.ruleset import ARGENTINO
 
     og = pyspiel.load_game("truco_argentino", {"ranks": "1 7 12", "suits": "eb", "max_stake": 1, "target": 3})
     tree = build_openspiel_tree(og, infoset_hook=state_key)
@@ -155,8 +155,8 @@ def test_mccfr_plays_two_against_two_and_beats_random_head_to_head():
     seats swapped to cancel mano's edge (random against random is measured too)."""
     from dataclasses import replace
 
-    from truco_lab.rules import MINEIRO
-    from truco_lab.sampled import head_to_head, sampled_game
+    from truco_lab.openspiel.sampled import head_to_head, sampled_game
+    from truco_lab.rules.ruleset import MINEIRO
 
     rules = replace(MINEIRO, name="mineiro_2v2", seats=4).with_deck("KA23", "dshc").with_max_stake(4)
     game = sampled_game(rules, (0, 0), 3)

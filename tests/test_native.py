@@ -13,16 +13,9 @@ import truco_lab  # noqa: F401  registers the games and the native builder
 from solvers import solve
 from solvers.api import run
 from solvers.vector import SubgameSolver, VectorSolver
-from truco_lab.public_tree import (
-    ALL_PRUNES,
-    CAP_RAISES,
-    DROP_CONCEDE,
-    DROP_DOMINATED_HIDE,
-    build_cell,
-    deal_weights,
-    vira_classes,
-)
-from truco_lab.rules import PAULISTA
+from truco_lab.abstraction.levels import deal_weights, hand_levels, vira_classes
+from truco_lab.abstraction.tree import ALL_PRUNES, CAP_RAISES, DROP_CONCEDE, DROP_DOMINATED_HIDE, build_cell
+from truco_lab.rules.ruleset import PAULISTA
 
 TINY3 = {"ranks": "7QJKA23", "suits": "c", "max_stake": 3}  # the tiny variant
 TINY1 = {"ranks": "7QJKA23", "suits": "c", "max_stake": 1}
@@ -54,7 +47,7 @@ def test_deal_weights_match_brute_force_card_counting():
     rules = PAULISTA.with_deck("KA23", "hc")
     for vc in vira_classes(rules):
         t = build_cell(rules, 0, 0, 0, vc, ALL_PRUNES)
-        hands = [tuple(h) for h in t.meta["hands"]]
+        hands = [tuple(h) for h in hand_levels(vc).hands]
         level = {c: lv for lv, cs in enumerate(vc.level_cards) for c in cs}
         cards = sorted(level)
         count = np.zeros((len(hands), len(hands)))
@@ -66,7 +59,7 @@ def test_deal_weights_match_brute_force_card_counting():
                 count[i, j] += 1
         n = len(cards)
         assert np.allclose(t.deal_weight, count / (comb(n, 3) * comb(n - 3, 3)))
-        assert np.allclose(deal_weights(vc.multiplicity, t.meta["hands"]).sum(), 1.0)
+        assert np.allclose(deal_weights(vc.multiplicity, hand_levels(vc).hands).sum(), 1.0)
 
 
 @pytest.mark.slow

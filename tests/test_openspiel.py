@@ -9,7 +9,7 @@ import pyspiel
 import pytest
 
 import truco_lab  # noqa: F401  registers the games
-from truco_lab.cards import parse_action, parse_card
+from truco_lab.rules.cards import parse_action, parse_card
 
 TINY = {"ranks": "7QJKA23", "suits": "c", "max_stake": 1}
 
@@ -160,8 +160,8 @@ def test_cpp_cfr_and_exploitability_run_on_a_tiny_variant():
 @pytest.mark.parametrize("name", ["truco_paulista", "truco_paulista_match"])
 def test_every_illegal_action_id_raises_with_the_spec_code(name):
     """OpenSpiel's convention: applying an illegal action raises (it never silently changes the state)."""
-    from truco_lab import engine as E
-    from truco_lab.state import TrucoError
+    from truco_lab.rules import engine as E
+    from truco_lab.rules.state import TrucoError
 
     game = pyspiel.load_game(name, {"ranks": "7QJKA23", "suits": "cd", "max_stake": 12})
     rng = np.random.default_rng(3)

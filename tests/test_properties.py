@@ -5,9 +5,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truco_lab import HandState
-from truco_lab import engine as E
-from truco_lab.cards import card_str
-from truco_lab.rules import PAULISTA
+from truco_lab.rules import engine as E
+from truco_lab.rules import simulate
+from truco_lab.rules.cards import card_str
+from truco_lab.rules.ruleset import PAULISTA
 
 LADDER = set(PAULISTA.ladder)
 
@@ -52,7 +53,7 @@ def test_batch_points_are_ladder_values_or_capped():
     r, deck = PAULISTA.to_array(), PAULISTA.deck
     for sc in ((0, 0), (10, 9), (11, 5), (11, 11)):
         out = np.zeros((20000, 5), np.int32)
-        E.random_hands(r, deck, 20000, 1, 1, sc[0], sc[1], True, out)
+        simulate.random_hands(r, deck, 20000, 1, 1, sc[0], sc[1], True, out)
         assert set(np.unique(out[:, 0])) <= {0, 1}
         for w, pts, awarded, steps, rounds in out:
             assert awarded in LADDER and 1 <= steps <= 16 and rounds <= 3
@@ -66,14 +67,14 @@ def test_batch_is_deterministic_under_a_seed_and_varies_with_it():
     a = np.zeros((5000, 5), np.int32)
     b = np.zeros((5000, 5), np.int32)
     c = np.zeros((5000, 5), np.int32)
-    E.random_hands(r, deck, 5000, 42, 1, 0, 0, True, a)
+    simulate.random_hands(r, deck, 5000, 42, 1, 0, 0, True, a)
     old = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        E.random_hands(r, deck, 5000, 42, 1, 0, 0, True, b)
+        simulate.random_hands(r, deck, 5000, 42, 1, 0, 0, True, b)
     finally:
         numba.set_num_threads(old)
-    E.random_hands(r, deck, 5000, 43, 1, 0, 0, True, c)
+    simulate.random_hands(r, deck, 5000, 43, 1, 0, 0, True, c)
     assert np.array_equal(a, b)
     assert not np.array_equal(a, c)
 
@@ -81,7 +82,7 @@ def test_batch_is_deterministic_under_a_seed_and_varies_with_it():
 def test_finished_matches_have_exactly_one_player_on_12():
     r, deck = PAULISTA.to_array(), PAULISTA.deck
     out = np.zeros((3000, 4), np.int32)
-    E.random_matches(r, deck, 3000, 7, True, out)
+    simulate.random_matches(r, deck, 3000, 7, True, out)
     for w, s0, s1, n in out:
         assert (s0 == 12) != (s1 == 12)
         assert max(s0, s1) == 12 and min(s0, s1) < 12
@@ -92,6 +93,6 @@ def test_finished_matches_have_exactly_one_player_on_12():
 def test_random_play_is_roughly_fair_between_seats():
     r, deck = PAULISTA.to_array(), PAULISTA.deck
     out = np.zeros((200000, 5), np.int32)
-    E.random_hands(r, deck, 200000, 3, 1, 0, 0, True, out)
+    simulate.random_hands(r, deck, 200000, 3, 1, 0, 0, True, out)
     # ties go to the leader (player 0 here); random play still keeps it near even
     assert 0.4 < np.mean(out[:, 0] == 0) < 0.6

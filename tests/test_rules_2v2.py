@@ -13,9 +13,9 @@ import pytest
 from playouts import play_randomly
 
 import truco_lab  # noqa: F401  registers the games
-from truco_lab import engine as E
-from truco_lab.cards import parse_cards
-from truco_lab.state import TrucoError
+from truco_lab.rules import engine as E
+from truco_lab.rules.cards import parse_cards
+from truco_lab.rules.state import TrucoError
 
 
 def deal(name="truco_paulista_2v2", hands=("4d 5d 6d", "4s 5s 6s", "4h 5h 6h", "4c 5c 6c"), vira="7c", **params):

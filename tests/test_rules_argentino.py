@@ -16,8 +16,9 @@ from playouts import play, play_randomly
 
 import truco_lab  # noqa: F401  registers the games
 from truco_lab import HandState, TrucoError, envido_points
-from truco_lab import engine as E
-from truco_lab.rules import ARGENTINO, PAULISTA, rule_set
+from truco_lab.rules import engine as E
+from truco_lab.rules import simulate
+from truco_lab.rules.ruleset import ARGENTINO, PAULISTA, rule_set
 
 FLOR = replace(ARGENTINO, flor=True)
 DECK1 = replace(ARGENTINO, deck_extra=1)
@@ -76,7 +77,7 @@ def test_match_to_30_and_the_dealer_alternates():
 
 def test_malas_and_buenas_are_shown():
     """§1: the first 15 points are malas, the next 15 buenas."""
-    from truco_lab.spanish import score_str
+    from truco_lab.rules.spanish import score_str
 
     assert score_str(0) == "0 malas" and score_str(15) == "15 malas"
     assert score_str(16) == "1 buena" and score_str(17) == "2 buenas" and score_str(30) == "15 buenas"
@@ -344,7 +345,7 @@ def test_paulista_keeps_its_action_space_and_rejects_envido():
     assert pyspiel.load_game("truco_paulista").num_distinct_actions() == 89
     assert pyspiel.load_game("truco_argentino").num_distinct_actions() == 93
     h = HandState.new(hands=("3d Qs 5c", "4s 7h Ac"), vira="4c")
-    from truco_lab.cards import A_ENVIDO
+    from truco_lab.rules.cards import A_ENVIDO
 
     assert h.check(A_ENVIDO) == "ENVIDO_NOT_ALLOWED"
 
@@ -389,7 +390,7 @@ def test_hand_returns_are_the_difference_of_points_scored():
 def test_engine_random_hands_terminate():
     r = ARGENTINO.to_array()
     out = np.zeros((2000, 5), np.int32)
-    E.random_hands(r, ARGENTINO.deck, 2000, 11, 1, 0, 0, False, out)
+    simulate.random_hands(r, ARGENTINO.deck, 2000, 11, 1, 0, 0, False, out)
     assert (out[:, 0] >= 0).all() and out[:, 3].max() <= 23
 
 

@@ -16,9 +16,10 @@ from playouts import play
 
 import truco_lab  # noqa: F401  registers the games
 from truco_lab import HandState, TrucoError
-from truco_lab.cards import A_RAISE, action_str, parse_action
 from truco_lab.cli import main
-from truco_lab.rules import MINEIRO, PAULISTA, RuleSet, rule_set
+from truco_lab.rules import engine as E
+from truco_lab.rules.cards import A_RAISE, action_str, parse_action
+from truco_lab.rules.ruleset import MINEIRO, PAULISTA, RuleSet, rule_set
 
 
 def deal(p0, p1, dealer=1, score=(0, 0), rules=MINEIRO):
@@ -30,7 +31,7 @@ def trick(c0, c1):
     rest = [c for c in ("Jd", "Js", "Kd", "Kh", "Qd", "Qh") if c not in (c0, c1)]
     h = play(deal(f"{c0} {rest[0]} {rest[1]}", f"{c1} {rest[2]} {rest[3]}"), f"play_face_up {c0}",
              f"play_face_up {c1}")
-    return int(h.s[truco_lab.engine.RWIN])
+    return int(E.round_winner(h.s, 0))
 
 
 def test_rule_set_by_name_and_data():
@@ -83,7 +84,7 @@ def test_fixed_manilhas_4c_7h_As_7d_above_everything():
     assert trick("4c", "4d") == 0 and trick("4d", "4s") == 2  # only the 4 of clubs is a manilha
     # seed 000's paulista under a 3 turn-up makes every 4 a manilha, clubs strongest: a different ranking
     h = play(HandState.new(hands=("4d 5d 6d", "3h 5s 6s"), vira="3c"), "play_face_up 4d", "play_face_up 3h")
-    assert int(h.s[truco_lab.engine.RWIN]) == 0
+    assert int(E.round_winner(h.s, 0)) == 0
 
 
 def test_two_tricks_take_the_hand_worth_2():
@@ -289,10 +290,10 @@ def test_full_deck_cell_that_does_not_fit_is_refused_before_building(tmp_path, c
 
 def test_paulista_is_unchanged_by_the_new_fields():
     """The new rule fields serialize only when they differ from seed 000, so paulista's hashes stay."""
-    from truco_lab.public_tree import rules_from_dict, rules_to_dict
+    from truco_lab.rules import RuleSet
 
-    assert "vira" not in rules_to_dict(PAULISTA) and "fixed_manilhas" not in rules_to_dict(PAULISTA)
-    assert rules_from_dict(rules_to_dict(MINEIRO)) == MINEIRO
+    assert "vira" not in PAULISTA.to_dict() and "fixed_manilhas" not in PAULISTA.to_dict()
+    assert RuleSet.from_dict(MINEIRO.to_dict()) == MINEIRO
     assert np.array_equal(PAULISTA.to_array()[:26], RuleSet().to_array()[:26])
 
 

@@ -6,8 +6,8 @@ Players: 0 and 1. ``dealer=1`` (the default) makes player 0 the Leader.
 import pytest
 
 from truco_lab import HandState, TrucoError
-from truco_lab.cards import RANKS, SUITS, card_str
-from truco_lab.rules import PAULISTA
+from truco_lab.rules.cards import RANKS, SUITS, card_str
+from truco_lab.rules.ruleset import PAULISTA
 
 
 def deal(p0, p1, vira, dealer=1, score=(0, 0)):
@@ -139,7 +139,7 @@ def test_all_three_rounds_tied_go_to_the_leader(dealer):
 def test_one_one_then_tie_goes_to_first_round_winner_by_table():
     import numpy as np
 
-    from truco_lab.engine import TIE, hand_result
+    from truco_lab.rules.engine import TIE, hand_result
 
     assert hand_result(np.array([1, 0, TIE], np.int32), 3, 0, 0) == 1
     assert hand_result(np.array([0, 1, TIE], np.int32), 3, 1, 0) == 0

@@ -15,7 +15,7 @@ import pytest
 import truco_lab  # noqa: F401  registers the games
 from truco_lab import HandState, TrucoError
 from truco_lab.cli import main
-from truco_lab.rules import PAULISTA, PAULISTA_HOUSE, RULE_SETS, rule_set
+from truco_lab.rules.ruleset import PAULISTA, PAULISTA_HOUSE, RULE_SETS, rule_set
 
 
 def deal(rules, p0, p1, vira, dealer=1, score=(0, 0)):
@@ -177,9 +177,9 @@ def test_house_native_trees_know_draws_and_the_raise_rule():
     """Native trees of house cells: three tied tricks end in a draw paying nothing (two suits make ties), and
     the forbidden raises are gone (fewer slots than seed 000's tree of the same cell without prunes)."""
     from solvers.vector import VectorSolver
-    from truco_lab.engine import DRAW
-    from truco_lab.payoff import decode
-    from truco_lab.public_tree import build_cell, outcome_codes
+    from truco_lab.abstraction.payoff import decode
+    from truco_lab.abstraction.tree import build_cell, outcome_codes
+    from truco_lab.rules.engine import DRAW
 
     house = PAULISTA_HOUSE.with_deck("KA23", "hc").with_max_stake(6)  # on 10, facing a 3: no raise to 6
     base = PAULISTA.with_deck("KA23", "hc").with_max_stake(6)
@@ -209,8 +209,8 @@ def test_cli_rules_option(tmp_path, capsys):
 
 
 def test_play_table_uses_the_chosen_rules():
-    from truco_lab.bots import RandomBot
-    from truco_lab.play import Table
+    from truco_lab.people.bots import RandomBot
+    from truco_lab.people.play import Table
 
     out = []
     t = Table(PAULISTA_HOUSE, RandomBot(1), match=False, score=(11, 11), seed=2, read=lambda p="": "1",
@@ -226,7 +226,7 @@ def test_blind_iron_hand_value_matches_openspiel_enumeration():
     from open_spiel.python import policy
     from open_spiel.python.algorithms import expected_game_score
 
-    from truco_lab.public_tree import blind_hand_value
+    from truco_lab.abstraction.levels import blind_hand_value
 
     rules = PAULISTA_HOUSE.with_deck("KA23", "hc")
     g = pyspiel.load_game("truco_paulista", {"rules": "paulista_house", "score0": 11, "score1": 11,

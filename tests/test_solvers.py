@@ -80,8 +80,8 @@ def test_best_response_of_a_pure_deviation_is_exact():
 def test_parallel_passes_equal_the_sequential_ones(monkeypatch):
     """Subtrees below the frontier in parallel, shared lists through per-bin buffers: same numbers."""
     import solvers.vector as V
-    from truco_lab.public_tree import build_cell
-    from truco_lab.rules import PAULISTA
+    from truco_lab.abstraction.tree import build_cell
+    from truco_lab.rules.ruleset import PAULISTA
 
     monkeypatch.setattr(V, "PARALLEL_SLOTS", 0)
     tree = build_cell(PAULISTA.with_deck("KA23", "hc").with_max_stake(6), 0, 0, 1, 0)

@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 import truco_lab
-from truco_lab.spanish import N_CARDS, TRICK_STRENGTH, card_str, envido_points, parse_card, parse_cards
+from truco_lab.rules.spanish import N_CARDS, TRICK_STRENGTH, card_str, envido_points, parse_card, parse_cards
 
 
 def beats(a: str, b: str) -> bool:

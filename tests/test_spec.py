@@ -8,7 +8,7 @@ import pytest
 from tests.conftest import FIXTURES, SCHEMAS, fixture_files, needs_spec
 from truco_lab import HandState, TrucoError
 from truco_lab.cli import main
-from truco_lab.spec import run_fixture, run_fixtures
+from truco_lab.rules.spec import run_fixture, run_fixtures
 
 pytestmark = needs_spec
 
@@ -64,7 +64,7 @@ def _schema_validator(name):
 
 def _random_states(n, seed=0):
     rng = random.Random(seed)
-    from truco_lab.cards import card_str
+    from truco_lab.rules.cards import card_str
 
     for _ in range(n):
         cards = rng.sample(range(40), 7)

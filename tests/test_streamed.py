@@ -8,8 +8,8 @@ from open_spiel.python.algorithms import exploitability as os_expl
 import truco_lab  # noqa: F401  registers the games
 from solvers.streamed import SplitTree, StreamedSolver
 from solvers.vector import VectorSolver
-from truco_lab.public_tree import build_cell, build_split
-from truco_lab.rules import MINEIRO, PAULISTA
+from truco_lab.abstraction.tree import build_cell, build_split
+from truco_lab.rules.ruleset import MINEIRO, PAULISTA
 
 SMALL = PAULISTA.with_deck("JKA23", "hc").with_max_stake(6)  # a ladder 1-3-6, two suits: hundreds of parts
 TINY = PAULISTA.with_deck("7QJKA23", "c").with_max_stake(3)

@@ -13,8 +13,8 @@ import pytest
 import truco_lab  # noqa: F401
 from solvers import solve
 from solvers.tables import StrategyTable
-from truco_lab.cards import action_str, card_str
 from truco_lab.cli import main
+from truco_lab.rules.cards import action_str, card_str
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["--ranks", "7QJKA23", "--suits", "c", "--max-stake", "3"]

@@ -2,10 +2,10 @@
 OpenSpiel games and solvers."""
 
 from solvers.tree import register_native_builder as _register
-from truco_lab import games  # noqa: F401  registers the OpenSpiel games
-from truco_lab import public_tree as _public_tree
-from truco_lab.cards import action_str, card_str, parse_action, parse_card
-from truco_lab.rules import (
+from truco_lab.abstraction import tree as _public_tree
+from truco_lab.openspiel import games  # noqa: F401  registers the OpenSpiel games
+from truco_lab.rules.cards import action_str, card_str, parse_action, parse_card
+from truco_lab.rules.ruleset import (
     ARGENTINO,
     MINEIRO,
     MINEIRO_2V2,
@@ -17,8 +17,8 @@ from truco_lab.rules import (
     RuleSet,
     rule_set,
 )
-from truco_lab.spanish import envido_points
-from truco_lab.state import HandState, TrucoError
+from truco_lab.rules.spanish import envido_points
+from truco_lab.rules.state import HandState, TrucoError
 
 _register("truco_paulista", _public_tree.native_parts)
 

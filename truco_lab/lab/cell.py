@@ -25,16 +25,9 @@ import numpy as np
 from solvers.api import load_checkpoint, run
 from solvers.storage import peak_rss_gb, read_json, reset_peak_rss, stable_hash, write_json
 from solvers.vector import VectorSolver
-from truco_lab.payoff import PAYOFFS, continuation_utilities, points_utilities, units
-from truco_lab.public_tree import (
-    ALL_PRUNES,
-    CAP_RAISES,
-    build_cell,
-    check_cell_args,
-    rules_to_dict,
-    vira_class_at,
-)
-from truco_lab.rules import RuleSet
+from truco_lab.abstraction.payoff import PAYOFFS, continuation_utilities, points_utilities, units
+from truco_lab.abstraction.tree import ALL_PRUNES, CAP_RAISES, build_cell, check_cell_args, vira_class_at
+from truco_lab.rules.ruleset import RuleSet
 
 OFFLOAD_SLOTS = 2_000_000  # trees bigger than this keep navigation arrays memory-mapped, not resident
 
@@ -83,7 +76,7 @@ class CellSpec:
                    tuple(float(x) for x in u), algorithm)
 
     def describe(self) -> dict:
-        return {"rules": rules_to_dict(self.rules), "score": [self.score0, self.score1], "dealer": self.dealer,
+        return {"rules": self.rules.to_dict(), "score": [self.score0, self.score1], "dealer": self.dealer,
                 "vira_class": self.vira_class, "prunes": self.prunes, "payoff": self.payoff,
                 "utilities": list(self.utilities), "algorithm": self.algorithm}
 
@@ -98,7 +91,7 @@ class CellSpec:
         on11 = (self.score0 == t - 1, self.score1 == t - 1) if self.rules.mao_de_onze else (False, False)
         # raises are capped by the lower score (cap_raises) unless someone is on 11 (no raises at all)
         low = min(self.score0, self.score1) if (self.prunes & CAP_RAISES) and not any(on11) else -1
-        return stable_hash({"rules": rules_to_dict(self.rules), "dealer": self.dealer, "vira_class": self.vira_class,
+        return stable_hash({"rules": self.rules.to_dict(), "dealer": self.dealer, "vira_class": self.vira_class,
                             "prunes": self.prunes, "on11": on11, "low": low})
 
     @property
@@ -110,8 +103,6 @@ class CellSpec:
         """The score cell (all vira classes) this subgame belongs to."""
         return f"s{self.score0}-{self.score1}_d{self.dealer}"
 
-    def with_utilities(self, payoff: str, utilities: np.ndarray) -> CellSpec:
-        return replace(self, payoff=payoff, utilities=tuple(float(x) for x in utilities))
 
     def build(self):
         """The cell's tree with this spec's utilities."""
@@ -126,7 +117,7 @@ class CellSpec:
 
 def candidate_codes(rules: RuleSet) -> list[int]:
     """Every outcome code a hand under ``rules`` can end with (winner x points the hand can pay)."""
-    from truco_lab.payoff import outcome_code
+    from truco_lab.abstraction.payoff import outcome_code
 
     pts = set(rules.ladder) | {rules.eleven_value, rules.eleven_fold_points, rules.eleven_eleven_value}
     return sorted(int(outcome_code(w, p)) for w in (0, 1) for p in pts)
@@ -358,7 +349,7 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
     import tempfile
 
     from solvers.streamed import StreamedSolver, memory_of
-    from truco_lab.public_tree import build_split
+    from truco_lab.abstraction.tree import build_split
 
     spec = job.spec
     if job.warm_from:
@@ -385,7 +376,7 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
             result.br_key = stable_hash(job.br_utilities)
         if job.table and job.workdir is not None:
             from solvers.tables import write_split_table
-            from truco_lab.public_tree import SplitLabels
+            from truco_lab.abstraction.tree import SplitLabels
 
             labels = SplitLabels(split, spec.rules, spec.score0, spec.score1, spec.dealer, spec.vira_class,
                                  spec.prunes, spec.payoff, job.split_depth)

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from truco_lab.public_tree import level_names, vira_classes
+from truco_lab.abstraction.levels import level_names, vira_classes
 
 KEY = ["score0", "score1", "dealer", "vira_class", "player", "hand", "history", "hidden"]
 _NOT_CARDS = ("raise", "accept", "fold", "concede")
@@ -123,7 +123,7 @@ def bluff_share(dec: pd.DataFrame) -> float:
 # ---- seed 001's strategy tips, one function each ---------------------------------------------------
 def _card_level_names(rules) -> dict[tuple[int, str], str]:
     """(vira class, card notation of a representative) -> its level name."""
-    from truco_lab.cards import card_str
+    from truco_lab.rules.cards import card_str
 
     out = {}
     for vc in vira_classes(rules):
@@ -173,7 +173,7 @@ def accept_by_rung(dec: pd.DataFrame, bins: int = 5) -> pd.DataFrame:
 def tie_play(df: pd.DataFrame) -> pd.DataFrame:
     """Tip 4 ("use ties on purpose"): when following and holding a card of the led card's rank, P(play the
     tying card), split by whether the hand also holds a manilha. Empty without ties (one-suit decks)."""
-    from truco_lab.public_tree import MANILHA_NAMES
+    from truco_lab.abstraction.levels import MANILHA_NAMES
 
     manilhas = set(MANILHA_NAMES.values())
     hist = df["history"].astype("category")
@@ -200,7 +200,7 @@ def tie_play(df: pd.DataFrame) -> pd.DataFrame:
 def vira_relative_strength(rules, dec: pd.DataFrame) -> dict[str, float]:
     """Tip 5 ("watch the vira"): the reach-weighted correlation of the accept-eleven probability with the
     hand's strength counted against the vira versus by the printed ranks alone (manilhas as their rank)."""
-    from truco_lab.cards import RANKS
+    from truco_lab.rules.cards import RANKS
 
     d = dec[(dec["p_accept_eleven"] + dec["p_fold_eleven"]) > 0.5].copy()
     if len(d) < 3:

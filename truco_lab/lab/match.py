@@ -20,7 +20,6 @@ match exploitability at a cell is ``(V_0 + V_1 - 1) / 2`` in win probability.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,11 +27,12 @@ from pathlib import Path
 import numpy as np
 
 from solvers.storage import stable_hash
+from truco_lab.abstraction.levels import blind_hand_value, vira_classes
+from truco_lab.abstraction.payoff import continuation_utilities, successor
+from truco_lab.abstraction.tree import ALL_PRUNES, CAP_RAISES
 from truco_lab.lab.cell import CellJob, CellResult, CellSpec, Stop, candidate_codes
 from truco_lab.lab.equity import EquityTable
-from truco_lab.payoff import continuation_utilities, successor
-from truco_lab.public_tree import ALL_PRUNES, CAP_RAISES, blind_hand_value, rules_to_dict, vira_classes
-from truco_lab.rules import RuleSet, sees_own_cards
+from truco_lab.rules.ruleset import RuleSet, sees_own_cards
 
 Cell = tuple[int, int, int]  # (score0, score1, dealer)
 
@@ -203,7 +203,7 @@ class MatchConfig:
     threads: int = 1  # per worker (the pool's workers already use the cores)
 
     def key(self) -> str:
-        return stable_hash({"kind": "match", "rules": rules_to_dict(self.rules), "prunes": self.prunes,
+        return stable_hash({"kind": "match", "rules": self.rules.to_dict(), "prunes": self.prunes,
                             "algorithm": self.algorithm})
 
     def stop(self) -> Stop:
@@ -361,5 +361,3 @@ def worst_path_bound(rules: RuleSet, state: MatchState, cell: Cell) -> float:
     return go(cell)
 
 
-def timing_note(t0: float) -> str:
-    return f"{time.perf_counter() - t0:.0f} s"

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from solvers.storage import write_json
+from truco_lab.abstraction.levels import vira_classes
+from truco_lab.abstraction.tree import ALL_PRUNES
 from truco_lab.lab.executors import make_executor
 from truco_lab.lab.match import (
     MatchConfig,
@@ -28,8 +31,7 @@ from truco_lab.lab.match import (
     worst_path_bound,
 )
 from truco_lab.lab.runs import claim
-from truco_lab.public_tree import ALL_PRUNES, rules_to_dict, vira_classes
-from truco_lab.rules import RuleSet
+from truco_lab.rules.ruleset import RuleSet
 
 
 def print_plan(cfg: MatchConfig, cells, workers: int, file=None) -> dict:
@@ -69,7 +71,7 @@ def write_outputs(cfg: MatchConfig, state: MatchState, out: Path, seconds: float
     worst = max(cells, key=lambda r: r["match_exploitability"])
     summary = {
         "units": "match-win probability (player 0)",
-        "rules": rules_to_dict(rules), "algorithm": cfg.algorithm, "prunes": cfg.prunes,
+        "rules": rules.to_dict(), "algorithm": cfg.algorithm, "prunes": cfg.prunes,
         "target": cfg.target, "target_met": all(c["target_met"] for c in cells),
         "executor": executor, "seconds": seconds,
         "cells_solved": len(cells), "cells_in_table": len(state.equity),
@@ -121,7 +123,7 @@ def run_match(cfg: MatchConfig, which, out: Path, *, executor: str = "local", wo
     from truco_lab.lab.cell import CellJob, CellResult
 
     cells = select_cells(cfg.rules, which)
-    describe = {"kind": "match", "rules": rules_to_dict(cfg.rules), "prunes": cfg.prunes, "algorithm": cfg.algorithm}
+    describe = {"kind": "match", "rules": cfg.rules.to_dict(), "prunes": cfg.prunes, "algorithm": cfg.algorithm}
     claim(out, "match", cfg.key(), describe, resume=resume, fresh=fresh)
     nclass = len(vira_classes(cfg.rules))
     peaks = {r.cell: r.streamed_gb if r.peak_gb > cfg.stream_over_gb else r.peak_gb
@@ -151,24 +153,34 @@ def run_match(cfg: MatchConfig, which, out: Path, *, executor: str = "local", wo
     return state, summary
 
 
-def main(args, rules: RuleSet) -> int:
-    cfg = MatchConfig(rules, prunes=ALL_PRUNES if args.prunes == "all" else 0, algorithm=args.algorithm,
-                      target=args.target_exploitability, max_iterations=args.max_iterations,
-                      check_every=args.check_every, table=not args.no_table, table_min_reach=args.table_min_reach,
-                      warm_start=not args.no_warm_start, threads=args.threads,
-                      stream_over_gb=float("inf") if args.stream_over is None else args.stream_over)
-    out = Path(args.out)
-    if args.plan:
-        print_plan(cfg, select_cells(rules, args.cells), args.workers)
+@dataclass(frozen=True)
+class MatchRun:
+    """How a match solve is run (what :class:`MatchConfig` leaves to the caller): which cells, where,
+    on which executor, resumed or fresh, with or without a progress bar; ``plan_only`` solves nothing."""
+
+    cells: str | list[tuple[int, int]]
+    out: Path
+    plan_only: bool = False
+    executor: str = "local"
+    workers: int = 2
+    address: str | None = None
+    resume: bool = False
+    fresh: bool = False
+    progress: bool = True
+
+
+def main(cfg: MatchConfig, run: MatchRun) -> int:
+    """``truco-lab match``: the plan, or the solve with its row table and closing lines; the exit code."""
+    if run.plan_only:
+        print_plan(cfg, select_cells(cfg.rules, run.cells), run.workers)
         return 0
-    state, summary = run_match(cfg, args.cells, out, executor=args.executor, workers=args.workers,
-                               address=args.ray_address, resume=args.resume, fresh=args.fresh,
-                               progress=not args.quiet)
+    state, summary = run_match(cfg, run.cells, run.out, executor=run.executor, workers=run.workers,
+                               address=run.address, resume=run.resume, fresh=run.fresh, progress=run.progress)
     print_row_table(state)
     print(f"match exploitability {summary['match_exploitability']:.3e} (win probability, at "
           f"{summary['match_exploitability_at']}); largest cell exploitability "
           f"{summary['max_cell_exploitability']:.3e}; {summary['cells_solved']} cells solved in "
-          f"{summary['seconds']:.0f} s; written to {out}/equity.parquet, equity.png, summary.json")
+          f"{summary['seconds']:.0f} s; written to {run.out}/equity.parquet, equity.png, summary.json")
     if not summary["target_met"]:
         print(f"truco-lab match: warning: some cells missed the target {cfg.target:g} within --max-iterations "
               f"{cfg.max_iterations} (target_met in summary.json)", file=sys.stderr)
@@ -189,14 +201,26 @@ def print_row_table(state: MatchState, file=None) -> None:
                 print(f"{a:>6} {b:>6} {f[0]} {f[1]}", file=file)
 
 
+def match_command(rules: RuleSet, which, out: str | Path) -> str:
+    """The ``truco-lab match`` command that solves ``which`` (``all``, ``eleven`` or score pairs) for
+    ``rules`` into ``out``, with every option the rules need (safe to copy as printed) and its cost by
+    ``--plan`` (CPU-hours, the largest task's memory)."""
+    cells = which if isinstance(which, str) else " ".join(f"{a},{b}" for a, b in which)
+    opts = rules.cli_options()
+    cmd = f"truco-lab match --cells {cells} --out {out}" + (f" {opts}" if opts else "")
+    rows = plan(rules, select_cells(rules, which), ALL_PRUNES, 1e-3)
+    hours, gb = sum(r.hours for r in rows), max(r.peak_gb for r in rows)
+    return f"{cmd}  (by --plan: {hours:,.2f} CPU-hours, {gb:.1f} GB per task, {len(rows)} cells)"
+
+
 def default_solved_dir(rules: RuleSet) -> Path:
     """Where ``make solve`` (full deck) or an on-demand solve (other decks) keeps a rule set's match run."""
     from solvers.storage import stable_hash
-    from truco_lab.rules import PAULISTA
+    from truco_lab.rules.ruleset import PAULISTA
 
     if rules == PAULISTA:
         return Path("results/eleven")
-    return Path("results") / f"solved-{stable_hash(rules_to_dict(rules))[:12]}"
+    return Path("results") / f"solved-{stable_hash(rules.to_dict())[:12]}"
 
 
 def ensure_solved(rules: RuleSet, solved: str | Path | None = None, on_demand: bool = True, notify=None,
@@ -216,6 +240,6 @@ def ensure_solved(rules: RuleSet, solved: str | Path | None = None, on_demand: b
         return None
     which = "all" if len(rules.ranks) * len(rules.suits) <= 10 else "eleven"
     notify(f"solving the {'whole grid' if which == 'all' else 'eleven row'} of these rules once, into {out} "
-           f"(resumable; the same as: truco-lab match --cells {which} --out {out})")
+           f"(resumable; the same as: {match_command(rules, which, out)})")
     run_match(MatchConfig(rules), which, out, workers=workers, resume=(out / "run.json").exists())
     return out

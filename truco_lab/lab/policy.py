@@ -20,11 +20,13 @@ import numpy as np
 from solvers.api import load_checkpoint
 from solvers.storage import read_json
 from solvers.vector import VectorSolver
+from truco_lab.abstraction.levels import hand_levels, level_names_at, vira_class_of, vira_classes
+from truco_lab.abstraction.payoff import continuation_utilities, objective_utilities
+from truco_lab.abstraction.tree import openspiel_route, outcome_codes, slot_probabilities
 from truco_lab.lab.cell import CellJob, CellSpec, Stop, TreeCache, candidate_codes
 from truco_lab.lab.equity import EquityTable
 from truco_lab.lab.match import MatchState, canonical
-from truco_lab.payoff import continuation_utilities
-from truco_lab.public_tree import openspiel_route, rules_from_dict, slot_probabilities, vira_class_of, vira_classes
+from truco_lab.rules import RuleSet
 
 
 class _Mirror:
@@ -41,6 +43,24 @@ class _Mirror:
 
     def legal_actions(self) -> list[int]:
         return self._legal
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The solution at one decision, for the player to act (``player``) — what advice and hints print.
+
+    ``actions``: (action id, probability, value) per legal action the solved tree keeps, the value in the
+    acting player's match-win probability if they take it and both sides then follow the solution (NaN for
+    an action the tree prunes); ``reach``: the acting player's own probability of playing to this decision;
+    ``opponent_range``: (hand label, probability) of the opponent's dealt hands by strength class, given
+    everything public and the player's own cards; ``reached``: whether the solution ever reaches the
+    decision (own reach and the opponent's range both non-zero): if not, its probabilities mean nothing."""
+
+    player: int
+    actions: list[tuple[int, float, float]]
+    reach: float
+    opponent_range: list[tuple[str, float]]
+    reached: bool
 
 
 @dataclass
@@ -63,7 +83,7 @@ class MatchStrategy:
         if run.get("kind") != "match":
             raise ValueError(f"{out} holds a {run.get('kind')!r} run, not a match run")
         d = run["describe"]
-        self.rules = rules_from_dict(d["rules"])
+        self.rules = RuleSet.from_dict(d["rules"])
         self.prunes = int(d["prunes"])
         self.algorithm = d["algorithm"]
         self.equity = EquityTable.load(out / "equity.parquet")
@@ -130,6 +150,64 @@ class MatchStrategy:
             self._route[key] = route
         return part, route, mirrored
 
+    def covers(self, state) -> bool:
+        """Whether this run solved the cell of ``state``'s hand."""
+        cell, _ = canonical((state.start_score[0], state.start_score[1], state.dealer))
+        return cell in self.solved
+
+    def _analysis(self, part: _Part, cell) -> tuple[np.ndarray, np.ndarray]:
+        """(value per slot for its actor, own reach per element) under the solution, cached per part."""
+        if getattr(part, "analysis", None) is not None:
+            return part.analysis
+        a, b, d = cell
+        tree = part.tree
+        u = objective_utilities(self.rules, a, b, d, outcome_codes(tree), "equity", self.equity)
+        saved = tree.node_util.copy()
+        try:
+            tree.set_payoff(u)
+            solver = self._solver(part)
+            av, _ = solver.slot_values(part.avg)
+            reach = solver.element_reach(part.avg)
+        finally:
+            tree.node_util[:] = saved
+        part.analysis = (av, reach)
+        return part.analysis
+
+    def decision(self, state) -> Decision:
+        """The solution at ``state`` for the player to act (``KeyError`` if its cell is unsolved or the
+        hand left the solved tree)."""
+        cell, mirrored = canonical((state.start_score[0], state.start_score[1], state.dealer))
+        part, route, _ = self._locate(state)
+        slots = [s for s in route.values() if s >= 0]
+        if not slots:
+            raise KeyError("this decision is not in the solved tree (an earlier move the solution prunes)")
+        av, reach = self._analysis(part, cell)
+        tree = part.tree
+        p = state.current_player()
+        tp = 1 - p if mirrored else p
+        probs = self.action_probabilities(state)
+        acts = [(a, probs.get(a, 0.0), (float(av[s]) if tp == 0 else 1.0 + float(av[s])) if s >= 0 else float("nan"))
+                for a, s in route.items()]  # utilities are player 0's win probability
+        info = tree.infoset_of_slot(min(slots))
+        node = int(tree.infoset_nodes()[info])
+        own_elem = int(tree.node_list[node, tp]) + info - int(tree.node_infoset[node])
+        own_row = int(tree.elem_hand[own_elem])
+        tq = 1 - tp
+        ls, n = int(tree.node_list[node, tq]), int(tree.node_len[node, tq])
+        rows_opp = tree.elem_hand[ls:ls + n].astype(np.int64)
+        w_deal = tree.deal_weight
+        w = reach[ls:ls + n] * (w_deal[own_row, rows_opp] if tq == 1 else w_deal[rows_opp, own_row])
+        names = level_names_at(self.rules, state.vira)  # the user's vira, not the class representative
+        hands = hand_levels(tree.source.vira_class).hands
+        mass: dict[str, float] = {}
+        for r, x in zip(rows_opp, w, strict=True):
+            label = " ".join(names[lv] for lv in sorted(hands[r], reverse=True))
+            mass[label] = mass.get(label, 0.0) + float(x)
+        tot = sum(mass.values())
+        rng = sorted(((h, m / tot) for h, m in mass.items() if m > 0), key=lambda x: -x[1]) if tot > 0 else []
+        own_reach = float(reach[own_elem])
+        return Decision(p, acts, own_reach, rng, reached=own_reach > 0 and tot > 0)
+
     def action_probabilities(self, state) -> dict[int, float]:
         """The composed strategy's probabilities at ``state`` (legal actions outside the solved tree get 0)."""
         part, route, _ = self._locate(state)
@@ -154,7 +232,7 @@ class MatchStrategy:
         # the information set of the route's slots: every slot of one set shares its offset block
         slots = [s for s in route.values() if s >= 0]
         t = part.tree
-        info = int(np.searchsorted(t.infoset_offset, min(slots), side="right") - 1)
+        info = t.infoset_of_slot(min(slots))
         best_slot = int(t.infoset_offset[info]) + int(part.br[tp][info])
         for a, s in route.items():
             if s == best_slot:

@@ -30,6 +30,7 @@ def claim(out: Path, kind: str, key: str, describe: dict, *, resume: bool, fresh
     ``fresh``), the same run without ``resume``, ``resume`` with nothing to resume, or a
     corrupt ``run.json``.
     """
+    refuse_conflicting(resume, fresh)
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise RunError(f"--out {out} is a file, not a folder")
@@ -73,12 +74,30 @@ def claim(out: Path, kind: str, key: str, describe: dict, *, resume: bool, fresh
     return True
 
 
+def refuse_conflicting(resume: bool, fresh: bool) -> None:
+    """``--resume`` with ``--fresh`` would delete the run it was asked to continue: refused before anything
+    is touched."""
+    if resume and fresh:
+        raise RunError("--resume and --fresh contradict each other (continue the run, or delete it and start "
+                       "over): give one of them")
+
+
+def _differences(old, new, prefix: str = "") -> list[str]:
+    """The fields that differ, by dotted name (nested dicts are walked, so a rules change names its field)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = []
+        for k in sorted(set(old) | set(new)):
+            if old.get(k) != new.get(k):
+                out += _differences(old.get(k), new.get(k), f"{prefix}{k}.")
+        return out
+    return [f"{prefix[:-1]} {old!r} there, {new!r} now"]
+
+
 def _difference(old: dict, new: dict) -> str:
-    keys = [k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
-    if not keys:
+    diffs = _differences(old, new)
+    if not diffs:
         return "different options"
-    k = keys[0]
-    return f"{k} {old.get(k)!r} there, {new.get(k)!r} now"
+    return "; ".join(diffs[:3]) + (f"; {len(diffs) - 3} more" if len(diffs) > 3 else "")
 
 
 class Progress:

@@ -3,7 +3,7 @@
 Everything here is jitted and works on small integer arrays: ``s`` is a hand
 state (layout below), ``r`` is a rules array from :meth:`RuleSet.to_array`.
 Python-facing wrappers (JSON, notation, errors as text) live in
-``truco_lab.state``; this module is the single place where rules are coded.
+``truco_lab.rules.state``; this module is the single place where rules are coded.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from solvers.rng import rng_below, rng_next
-from truco_lab.cards import (
+from truco_lab.rules.cards import (
     A_ACCEPT,
     A_ACCEPT_ELEVEN,
     A_CONCEDE,
@@ -27,7 +26,7 @@ from truco_lab.cards import (
     A_UP,
     N_ACTIONS_ALL,
 )
-from truco_lab.rules import (
+from truco_lab.rules.ruleset import (
     ALL_TIED_DRAW,
     R_ALL_TIED,
     R_BLIND_IRON,
@@ -291,11 +290,6 @@ def envido_of(s, p) -> int:
 
 
 @nb.njit(cache=True, inline="always")
-def has_flor(s, p) -> bool:
-    return (s[FLOR] >> p) & 1 != 0
-
-
-@nb.njit(cache=True, inline="always")
 def bonus(s, p) -> int:
     """Envido and flor points ``p`` earned this hand."""
     return s[BONUS + p]
@@ -333,6 +327,83 @@ def held_card(s, p, i) -> int:
     if (s[PLAYED + p] >> i) & 1:
         return -1
     return s[HAND + 3 * p + i]
+
+
+@nb.njit(cache=True, inline="always")
+def dealt_card(s, p, i) -> int:
+    """Card dealt to seat ``p`` in hand slot ``i``, played or not (-1 if unknown)."""
+    return s[HAND + 3 * p + i]
+
+
+@nb.njit(cache=True, inline="always")
+def dealer(s) -> int:
+    """The dealing seat."""
+    return s[DEALER]
+
+
+@nb.njit(cache=True, inline="always")
+def start_score(s, p) -> int:
+    """Side ``p``'s score when the hand started (``score`` moves when it ends)."""
+    return s[START + p]
+
+
+@nb.njit(cache=True, inline="always")
+def pending_previous(s) -> int:
+    """What declining the pending raise pays its raiser."""
+    return s[PEND_PREV]
+
+
+@nb.njit(cache=True, inline="always")
+def raises_locked(s) -> bool:
+    """Whether raises are locked for the whole hand (the hand of eleven, or a capped stake)."""
+    return s[LOCKED] != 0
+
+
+@nb.njit(cache=True, inline="always")
+def round_play_count(s) -> int:
+    """Plays made in the current round (0 .. seats - 1)."""
+    return s[CUR_N]
+
+
+# ---- the rules array's switches, by name (its offsets stay private to the rules layer) ----------
+@nb.njit(cache=True, inline="always")
+def rule_seats(r) -> int:
+    """2 heads-up, 4 for two against two."""
+    return r[R_SEATS]
+
+
+@nb.njit(cache=True, inline="always")
+def rule_turns_vira(r) -> bool:
+    """Whether a vira is turned (it names the manilha rank)."""
+    return r[R_VIRA] != 0
+
+
+@nb.njit(cache=True, inline="always")
+def rule_target(r) -> int:
+    """The match target (scores cap here)."""
+    return r[R_TARGET]
+
+
+@nb.njit(cache=True, inline="always")
+def rule_eleven(r) -> bool:
+    """Whether the hand of eleven (mão de onze) is played."""
+    return r[R_ELEVEN_ON] != 0
+
+
+@nb.njit(cache=True, inline="always")
+def rule_all_tied(r) -> int:
+    """What three tied tricks give: ALL_TIED_LEADER (the first leader wins) or ALL_TIED_DRAW."""
+    return r[R_ALL_TIED]
+
+
+def strength_rules(fixed: tuple[int, ...] = ()) -> np.ndarray:
+    """A rules array that only :func:`strength` reads: the fixed manilhas of a rule set without a vira
+    (empty: the vira names them). For tables of card strength outside the engine."""
+    from truco_lab.rules.ruleset import R_SIZE
+
+    r = np.full(R_SIZE, -1, np.int32)
+    r[R_FIXED:R_FIXED + len(fixed)] = fixed
+    return r
 
 
 @nb.njit(cache=True)
@@ -881,85 +952,3 @@ def legal_actions(s, r, out, with_concede) -> int:
             out[n] = a
             n += 1
     return n
-
-
-# Random play uses solvers.rng (splitmix64): one independent stream per hand, so results do not depend on
-# how hands are split over threads.
-@nb.njit(cache=True)
-def _play_one(s, r, src, deck, cards, buf, rng, dealer, score0, score1, with_concede):
-    nd = deck.shape[0]
-    deck[:] = src  # same start every hand: results independent of thread split
-    # partial Fisher-Yates: the first 3 * seats + 1 cards of a shuffled copy of the deck
-    m = 3 * r[R_SEATS]
-    for i in range(min(m + 1, nd)):
-        j = i + rng_below(rng, nd - i)
-        t = deck[i]
-        deck[i] = deck[j]
-        deck[j] = t
-        cards[i] = deck[i]
-    new_hand(s, r, dealer, score0, score1, cards, cards[m] if r[R_VIRA] != 0 else -1)
-    steps = 0
-    while s[WINNER] < 0:
-        n = legal_actions(s, r, buf, with_concede)
-        apply_unchecked(s, r, buf[rng_below(rng, n)])
-        steps += 1
-    return steps
-
-
-@nb.njit(cache=True, parallel=True)
-def _random_hands(r, deck, n, seed, dealer, score0, score1, with_concede, out, nthreads):
-    chunk = (n + nthreads - 1) // nthreads
-    for t in nb.prange(nthreads):
-        s = np.empty(STATE_SIZE, np.int32)
-        d = deck.copy()
-        cards = np.empty(13, np.int32)
-        buf = np.empty(MAX_LEGAL, np.int32)
-        rng = np.empty(1, np.uint64)
-        lo = t * chunk
-        hi = min(n, lo + chunk)
-        for i in range(lo, hi):
-            rng[0] = np.uint64(seed) * np.uint64(0x100000001B3) + np.uint64(i)
-            rng_next(rng)
-            steps = _play_one(s, r, deck, d, cards, buf, rng, dealer, score0, score1, with_concede)
-            out[i, 0] = s[WINNER]
-            out[i, 1] = s[POINTS]
-            out[i, 2] = s[AWARDED]
-            out[i, 3] = steps
-            out[i, 4] = s[NROUNDS]
-
-
-def random_hands(r, deck, n, seed, dealer, score0, score1, with_concede, out) -> None:
-    """Play ``n`` hands uniformly at random over legal actions, on numba's threads.
-
-    ``out[i]`` receives (winner, points, awarded, steps, rounds). Deterministic
-    for a given ``seed`` whatever the number of threads.
-    """
-    _random_hands(r, deck, n, seed, dealer, score0, score1, with_concede, out, nb.get_num_threads())
-
-
-@nb.njit(cache=True)
-def random_matches(r, deck, n, seed, with_concede, out):
-    """Play ``n`` whole matches at random; ``out[i]`` = (winner, score0, score1, hands)."""
-    s = np.empty(STATE_SIZE, np.int32)
-    cards = np.empty(13, np.int32)
-    buf = np.empty(MAX_LEGAL, np.int32)
-    rng = np.empty(1, np.uint64)
-    d = deck.copy()
-    target = r[R_TARGET]
-    for i in range(n):
-        rng[0] = np.uint64(seed) * np.uint64(0x100000001B3) + np.uint64(i)
-        rng_next(rng)
-        sc0 = 0
-        sc1 = 0
-        dealer = 1
-        hands = 0
-        while sc0 < target and sc1 < target:
-            _play_one(s, r, deck, d, cards, buf, rng, dealer, sc0, sc1, with_concede)
-            sc0 = s[SCORE]
-            sc1 = s[SCORE + 1]
-            dealer = 1 - dealer
-            hands += 1
-        out[i, 0] = 0 if sc0 >= target else 1
-        out[i, 1] = sc0
-        out[i, 2] = sc1
-        out[i, 3] = hands

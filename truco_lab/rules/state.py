@@ -1,6 +1,6 @@
 """Python face of the engine: :class:`HandState`, truco-spec JSON, errors.
 
-A ``HandState`` owns one int32 engine array (see ``truco_lab.engine``) plus
+A ``HandState`` owns one int32 engine array (see ``truco_lab.rules.engine``) plus
 the string ids of the cards, so states loaded from truco-spec JSON export
 back with the same ids. Everything rule-related is delegated to the engine.
 """
@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from truco_lab import engine as E
-from truco_lab.cards import (
+from truco_lab.rules import engine as E
+from truco_lab.rules.cards import (
     A_DOWN,
     A_UP,
     RANKS,
@@ -21,7 +21,7 @@ from truco_lab.cards import (
     parse_action,
     raise_action,
 )
-from truco_lab.rules import PAULISTA, R_ALL_TIED, R_NEXT_RANK, RuleSet, check_start
+from truco_lab.rules.ruleset import PAULISTA, R_ALL_TIED, R_NEXT_RANK, RuleSet, check_start
 
 
 class TrucoError(ValueError):

@@ -8,15 +8,15 @@ interop, tests and bots, not inside a solver's inner loop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from math import comb
 
 import numpy as np
 import pyspiel
 
-from truco_lab import engine as E
-from truco_lab.cards import A_CONCEDE, A_DOWN, A_RAISE, A_UP, N_CARDS
-from truco_lab.rules import ARGENTINO, PAULISTA, RuleSet, check_start, rule_set, sees_own_cards
+from truco_lab.rules import engine as E
+from truco_lab.rules.cards import A_CONCEDE, A_DOWN, A_RAISE, A_UP, N_CARDS
+from truco_lab.rules.ruleset import ARGENTINO, PAULISTA, RuleSet, check_start, sees_own_cards
 
 MAX_HAND_ACTIONS = 16  # eleven decision or 4 raises + 4 answers, 6 cards, 1 fold/concede
 # Argentine hands add two flor announcements and up to four envido calls and their answer
@@ -119,19 +119,36 @@ def rules_from_params(params: dict) -> RuleSet:
     """RuleSet for the game parameters: ``rules`` (a named rule set, default paulista) on the deck
     ``ranks`` x ``suits`` with the ladder cut at ``max_stake``. The Argentine games name their rule set
     by their own parameters: ``flor``, ``target``, ``deck_penalty``."""
-    if "seats" in params:  # the two-against-two games
-        base = rule_set(f"{params['rules']}_2v2")
-    elif "flor" in params:
-        target = params["target"]
-        if isinstance(target, bool) or not isinstance(target, int) or not 2 <= target <= 30:
-            raise ValueError(f"truco_argentino: target must be an integer in 2..30, got {target!r}")
-        base = replace(ARGENTINO, flor=bool(params["flor"]), target=target,
-                       deck_extra=1 if params["deck_penalty"] else 0)
-    else:
-        base = rule_set(params.get("rules", "paulista"))
-    rules = base.with_deck(params["ranks"], params["suits"])
-    return rules.with_max_stake(int(params["max_stake"]))
+    name = f"{params['rules']}_2v2" if "seats" in params else ("argentino" if "flor" in params
+                                                              else params.get("rules", "paulista"))
+    extra = {"flor": bool(params["flor"]), "target": params["target"], "deck_penalty": bool(params["deck_penalty"])} \
+        if "flor" in params else {}
+    try:
+        return RuleSet.from_options(name, ranks=params["ranks"], suits=params["suits"],
+                                    max_stake=int(params["max_stake"]), **extra)
+    except ValueError as e:  # the games' parameters are not CLI options: name them as parameters
+        msg = str(e).replace("argument --ranks/--suits: ", "").replace("argument --max-stake: ", "max_stake must be ")
+        raise ValueError(msg.replace("argument --target: an integer", "truco_argentino: target must be an integer")
+                         ) from None
 
+
+def openspiel_hand(rules: RuleSet, score0: int, score1: int, dealer: int) -> tuple[str, dict]:
+    """The OpenSpiel hand game (name, params) of a heads-up rule set at a score."""
+    base = {"score0": score0, "score1": score1, "dealer": dealer, "ranks": rules.ranks, "suits": rules.suits,
+            "max_stake": rules.max_stake}
+    if rules.pack == "spanish":
+        return "truco_argentino", {**base, "flor": rules.flor, "target": rules.target,
+                                   "deck_penalty": rules.deck_extra > 0}
+    return "truco_paulista", {**base, "rules": rules.name}
+
+
+def random_deal(rng: np.random.Generator, deck, size: int = 7) -> list[int]:
+    """A deal as the games' chance nodes make it: each seat's three cards in increasing id, seat by seat,
+    then the vira (``size``: :attr:`TrucoState.deal_size`)."""
+    cards = [int(c) for c in rng.choice(np.asarray(deck), size, replace=False)]
+    seats = size // 3
+    hands = [sorted(cards[3 * i:3 * i + 3]) for i in range(seats)]
+    return [c for h in hands for c in h] + cards[3 * seats:]
 
 
 def _check_hand_params(p: dict, rules: RuleSet) -> None:
@@ -344,7 +361,7 @@ class TrucoState(pyspiel.State):
         if err == E.OK and self._g.strategic and a == A_CONCEDE and not self._g.rules.deck_action:
             err = E.E_UNKNOWN_ACTION  # strategic games have no concede_hand (going to the deck is a real action)
         if err != E.OK:
-            from truco_lab.state import TrucoError
+            from truco_lab.rules.state import TrucoError
 
             raise TrucoError(E.ERROR_NAMES[err], f"player {p} cannot take action {a} "
                              f"({self._g.astr(a) if 0 <= a < n_actions else 'unknown'}) now")
@@ -407,6 +424,21 @@ class TrucoState(pyspiel.State):
         m = 3 * self._g.rules.seats
         return self.deal[m] if len(self.deal) == m + 1 else -1
 
+    @property
+    def rules(self) -> RuleSet:
+        """The game's rule set (deck and ladder included)."""
+        return self._g.rules
+
+    @property
+    def deck_list(self) -> tuple:
+        """The game's card ids, in increasing order."""
+        return self._g.deck_list
+
+    @property
+    def deal_size(self) -> int:
+        """Chance actions of a deal: three cards per seat, then the vira where one is turned."""
+        return self._g.deal_size
+
     # ---- helpers for observers ---------------------------------------
     def hand_blocks(self):
         """(dealer, start score, deal, actions) for every hand so far, current last."""
@@ -427,7 +459,7 @@ def _hand_str(g: _Config, dealer, score, deal, acts) -> str:
     hist = ", ".join(f"p{p}:{g.astr(a)}" for p, a in acts)
     sc = f"{score[0]}-{score[1]}"
     if g.rules.pack == "spanish":
-        from truco_lab.spanish import score_str
+        from truco_lab.rules.spanish import score_str
 
         sc += f" ({score_str(score[0])} - {score_str(score[1])})"
     return f"dealer {dealer} score {sc} | {hands} vira {_vira_str(g, deal)} | {hist}"
@@ -474,14 +506,14 @@ def _ladder_slot(rules: RuleSet, value: int) -> int:
 def envidos_shown(state: TrucoState, acts, deal) -> str:
     """``" envidos:p0=33 p1=27"`` once an envido of this hand was accepted (both are compared in the open,
     seed 004 §6), else ``""``. Computed from the hand's public actions and its deal."""
-    from truco_lab.cards import A_ACCEPT, A_ENVIDO
+    from truco_lab.rules.cards import A_ACCEPT, A_ENVIDO
 
     pending = False
     for _, a in acts:
         if a >= A_ENVIDO and a != A_ACCEPT:
             pending = a <= A_ENVIDO + 2
         elif pending and a == A_ACCEPT:
-            from truco_lab.spanish import envido_points
+            from truco_lab.rules.spanish import envido_points
 
             return f" envidos:p0={envido_points(deal[0:3])} p1={envido_points(deal[3:6])}"
         else:
@@ -559,7 +591,7 @@ class TrucoObserver:
                     else:
                         h[j, ns + a] = 1
                 if self.envido and self.public and envidos_shown(state, acts, deal):
-                    from truco_lab.spanish import envido_points
+                    from truco_lab.rules.spanish import envido_points
 
                     d[f"h{i}_shown"][envido_points(deal[0:3])] = 1
                     d[f"h{i}_shown"][ENVIDO_MAX + 1 + envido_points(deal[3:6])] = 1

@@ -13,45 +13,42 @@ import numba as nb
 import numpy as np
 
 from solvers.mccfr import MCCFRSolver, SampledGame
-from solvers.rng import rng_below
-from truco_lab import engine as E
-from truco_lab.cards import A_DOWN, A_RAISE
-from truco_lab.rules import R_ELEVEN_ON, R_SEATS, R_SIZE, R_TARGET, R_VIRA, RuleSet
+from truco_lab.rules import engine as E
+from truco_lab.rules.cards import A_DOWN, A_RAISE, N_CARDS
+from truco_lab.rules.ruleset import RuleSet
+from truco_lab.rules.simulate import deal_hand
 
-G_DEALER = R_SIZE
-G_SCORE = R_SIZE + 1
-G_NDECK = R_SIZE + 3
-G_DECK = R_SIZE + 4
+# the game's parameters: dealer, scores, the deck (padded to the pack), then the rules array to the end
+G_DEALER = 0
+G_SCORE = 1
+G_NDECK = 3
+G_DECK = 4
+G_RULES = G_DECK + N_CARDS
 HISTORY_SIZE = 40
 
 
 def game_params(rules: RuleSet, score: tuple[int, int], dealer: int) -> np.ndarray:
     deck = rules.deck
-    g = np.zeros(G_DECK + len(deck), np.int32)
-    g[:R_SIZE] = rules.to_array()
+    r = rules.to_array()
+    g = np.zeros(G_RULES + len(r), np.int32)
     g[G_DEALER] = dealer
     g[G_SCORE] = score[0]
     g[G_SCORE + 1] = score[1]
     g[G_NDECK] = len(deck)
-    g[G_DECK:] = deck
+    g[G_DECK:G_DECK + len(deck)] = deck
+    g[G_RULES:] = r
     return g
 
 
 @nb.njit(cache=True)
 def t_deal(g, s, h, rng):
-    r = g[:R_SIZE]
+    r = g[G_RULES:]
     nd = g[G_NDECK]
     deck = g[G_DECK:G_DECK + nd].copy()
-    m = 3 * r[R_SEATS]
-    size = m + 1 if r[R_VIRA] != 0 else m
+    m = 3 * E.rule_seats(r)
     cards = np.empty(13, np.int32)
-    for i in range(size):  # partial Fisher-Yates
-        j = i + rng_below(rng, nd - i)
-        t = deck[i]
-        deck[i] = deck[j]
-        deck[j] = t
-        cards[i] = deck[i]
-    E.new_hand(s, r, g[G_DEALER], g[G_SCORE], g[G_SCORE + 1], cards[:m], cards[m] if size > m else -1)
+    deal_hand(s, r, deck, nd, m + 1 if E.rule_turns_vira(r) else m, rng, cards, g[G_DEALER], g[G_SCORE],
+              g[G_SCORE + 1])
     h[0] = 0
 
 
@@ -62,13 +59,13 @@ def t_player(g, s):
 
 @nb.njit(cache=True)
 def t_legal(g, s, out):
-    return E.legal_actions(s, g[:R_SIZE], out, False)
+    return E.legal_actions(s, g[G_RULES:], out, False)
 
 
 @nb.njit(cache=True)
 def t_apply(g, s, h, a):
     p = E.actor(s)
-    E.apply_unchecked(s, g[:R_SIZE], a)
+    E.apply_unchecked(s, g[G_RULES:], a)
     h[0] += 1
     h[h[0]] = 128 * p + a
 
@@ -87,9 +84,9 @@ def _mix(k, x):
 
 @nb.njit(cache=True)
 def t_key(g, s, h, p):
-    a = s[E.HAND + 3 * p]
-    b = s[E.HAND + 3 * p + 1]
-    c = s[E.HAND + 3 * p + 2]
+    a = E.dealt_card(s, p, 0)
+    b = E.dealt_card(s, p, 1)
+    c = E.dealt_card(s, p, 2)
     lo = min(a, min(b, c))
     hi = max(a, max(b, c))
     k = _mix(np.uint64(0x51ED27), p)
@@ -97,12 +94,13 @@ def t_key(g, s, h, p):
     k = _mix(k, a + b + c - lo - hi)
     k = _mix(k, hi)
     k = _mix(k, E.vira(s))
-    t = g[R_TARGET] - 1
-    if g[R_SEATS] == 4 and g[R_ELEVEN_ON] != 0 and g[G_SCORE + (p & 1)] == t and g[G_SCORE + 1 - (p & 1)] != t:
+    r = g[G_RULES:]
+    t = E.rule_target(r) - 1
+    if E.rule_seats(r) == 4 and E.rule_eleven(r) and g[G_SCORE + (p & 1)] == t and g[G_SCORE + 1 - (p & 1)] != t:
         q = (p + 2) % 4  # a side on eleven has seen its partner's cards (seed 003)
-        a = s[E.HAND + 3 * q]
-        b = s[E.HAND + 3 * q + 1]
-        c = s[E.HAND + 3 * q + 2]
+        a = E.dealt_card(s, q, 0)
+        b = E.dealt_card(s, q, 1)
+        c = E.dealt_card(s, q, 2)
         lo = min(a, min(b, c))
         hi = max(a, max(b, c))
         k = _mix(k, 200 + lo)
@@ -132,7 +130,7 @@ def state_key(state, player: int) -> int:
     h[0] = len(state.hand_actions)
     for i, (q, a) in enumerate(state.hand_actions):
         h[i + 1] = 128 * q + a
-    return int(t_key(np.zeros(1, np.int32), state.s, h, player))
+    return int(t_key(game_params(state.rules, state.start_score, state.dealer), state.s, h, player))
 
 
 def keyed_tree(game):

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 import pyspiel
 
-from truco_lab.cards import A_DOWN, A_RAISE, action_str, card_str, parse_action, parse_cards
-from truco_lab.lab.match import canonical
-from truco_lab.public_tree import level_names_at, vira_name
+from truco_lab.abstraction.levels import vira_name
+from truco_lab.lab.match_run import default_solved_dir, ensure_solved, match_command
+from truco_lab.lab.policy import MatchStrategy
+from truco_lab.people.strategy import Strategy
+from truco_lab.rules.cards import A_DOWN, A_RAISE, action_str, card_str, parse_action, parse_cards
+from truco_lab.rules.ruleset import PAULISTA, check_start
 
 
 class ExplainError(ValueError):
@@ -42,13 +44,19 @@ class Advice:
     history: list[str]
     actions: pd.DataFrame  # action, probability, value
     opponent_range: pd.DataFrame  # hand (strength classes), probability
+    reach: float = 1.0  # the player's own probability of playing to this decision under the solution
+    reached: bool = True  # False: the solution never reaches this decision (its numbers mean nothing)
     units: str = "match-win probability of the player to act"
 
     def __str__(self) -> str:
         lines = [f"score {self.score[0]}x{self.score[1]}, dealer {self.dealer}, player {self.player} to act; "
                  f"vira {self.vira}; hand {' '.join(self.hand)}",
-                 f"history: {', '.join(self.history) if self.history else '(none)'}",
-                 f"{'action':<24} {'prob':>6} {'value':>8}   (value: {self.units})"]
+                 f"history: {', '.join(self.history) if self.history else '(none)'}"]
+        if not self.reached:
+            lines.append("the solution never reaches this decision (an earlier move has zero probability under it, "
+                         "or no opponent hand it plays gets here): it gives no advice here")
+            return "\n".join(lines)
+        lines.append(f"{'action':<24} {'prob':>6} {'value':>8}   (value: {self.units})")
         for r in self.actions.itertuples():
             lines.append(f"{r.action:<24} {r.probability:>6.3f} {r.value:>8.4f}")
         lines.append("opponent's range (equilibrium, given everything public):")
@@ -61,75 +69,26 @@ class Advice:
         return "\n".join(lines)
 
 
-def _analysis(strategy, part, cell):
-    """(value per slot for its actor, own reach per element) under the solution, cached per part."""
-    if getattr(part, "analysis", None) is not None:
-        return part.analysis
-    from truco_lab.payoff import objective_utilities
-    from truco_lab.public_tree import outcome_codes
-
-    a, b, d = cell
-    tree = part.tree
-    u = objective_utilities(strategy.rules, a, b, d, outcome_codes(tree), "equity", strategy.equity)
-    saved = tree.node_util.copy()
-    try:
-        tree.set_payoff(u)
-        solver = strategy._solver(part)
-        av, _ = solver.slot_values(part.avg)
-        solver._forward(part.avg)
-        reach = solver._reach.copy()
-    finally:
-        tree.node_util[:] = saved
-    part.analysis = (av, reach)
-    return part.analysis
-
-
-def advise(strategy, state) -> Advice:
-    """The solution's advice for the player to act at ``state`` (``KeyError`` if its cell is unsolved)."""
-    cell, mirrored = canonical((state.start_score[0], state.start_score[1], state.dealer))
-    part, route, _ = strategy._locate(state)
-    av, reach = _analysis(strategy, part, cell)
-    tree = part.tree
-    p = state.current_player()
-    tp = 1 - p if mirrored else p
-    probs = strategy.action_probabilities(state)
-    rows = []
-    for a, slot in route.items():
-        v = float(av[slot]) if slot >= 0 else np.nan
-        rows.append({"action": action_str(a, strategy.rules.raise_targets), "probability": probs.get(a, 0.0),
-                     "value": v if tp == 0 else 1.0 + v})  # utilities are player 0's win probability
-    actions = pd.DataFrame(rows, columns=["action", "probability", "value"])
-    slots = [s for s in route.values() if s >= 0]
-    info = int(np.searchsorted(tree.infoset_offset, min(slots), side="right") - 1)
-    if "_infoset_node" not in tree.meta:
-        tree.meta["_infoset_node"] = tree.infoset_node()
-    node = int(tree.meta["_infoset_node"][info])
-    own_elem = int(tree.node_list[node, tp]) + info - int(tree.node_infoset[node])
-    own_row = int(tree.elem_hand[own_elem])
-    tq = 1 - tp
-    ls, n = int(tree.node_list[node, tq]), int(tree.node_len[node, tq])
-    rows_opp = tree.elem_hand[ls:ls + n].astype(np.int64)
-    W = tree.deal_weight
-    w = reach[ls:ls + n] * (W[own_row, rows_opp] if tq == 1 else W[rows_opp, own_row])
-    names = level_names_at(strategy.rules, state.vira)  # the user's vira, not the class representative
-    hands = tree.meta["hands"]
-    label = [" ".join(names[x] for x in sorted(hands[r], reverse=True)) for r in rows_opp]
-    rng = pd.DataFrame({"hand": label, "probability": w})
-    rng = rng.groupby("hand", as_index=False).probability.sum()
-    tot = rng.probability.sum()
-    rng["probability"] = rng.probability / tot if tot > 0 else 0.0
-    rng = rng[rng.probability > 0].sort_values("probability", ascending=False, kind="stable").reset_index(drop=True)
-    hist = [action_str(a, strategy.rules.raise_targets) if not (A_DOWN <= a < A_RAISE and q != p) else "play_face_down ??"
+def advise(strategy: Strategy, state) -> Advice:
+    """The solution's advice for the player to act at ``state`` (``KeyError`` if its cell is unsolved or
+    the hand left the solved tree)."""
+    dec = strategy.decision(state)
+    p = dec.player
+    targets = strategy.rules.raise_targets
+    actions = pd.DataFrame([{"action": action_str(a, targets), "probability": pr, "value": v}
+                            for a, pr, v in dec.actions], columns=["action", "probability", "value"])
+    rng = pd.DataFrame(dec.opponent_range, columns=["hand", "probability"])
+    hist = [action_str(a, targets) if not (A_DOWN <= a < A_RAISE and q != p) else "play_face_down ??"
             for q, a in state.hand_actions]
     return Advice(score=tuple(state.start_score), dealer=state.dealer, player=p, vira=vira_name(state.vira),
                   hand=[card_str(c) for c in state.deal[3 * p:3 * p + 3]], history=hist, actions=actions,
-                  opponent_range=rng)
+                  opponent_range=rng, reach=dec.reach, reached=dec.reached)
 
 
 def hand_state(rules, score: tuple[int, int], dealer: int, vira: str, hand: str | list[str], history) -> object:
     """A ``truco_paulista`` state where the player to act holds ``hand`` after ``history`` (a comma
     list or a list of actions in notation; the opponent's face-down cards may be written ``play_face_down``)."""
-    from truco_lab.games import rules_from_params  # noqa: F401  (registers the games)
+    from truco_lab.openspiel.games import rules_from_params  # noqa: F401  (registers the games)
 
     if not rules.vira and vira not in (None, "", "none"):
         raise ExplainError(f"rule set {rules.name} turns no vira (its manilhas are fixed): leave --vira out")
@@ -222,10 +181,6 @@ def explain(score: tuple[int, int], dealer: int, vira: str, hand, history="", *,
     """The solution's advice at a described decision (see :class:`Advice`). Without ``solved`` (a
     match run folder or a MatchStrategy) the rule set's own run is used, solved on demand when the
     cell is one such a solve covers (``on_demand``)."""
-    from truco_lab.lab.match_run import ensure_solved
-    from truco_lab.lab.policy import MatchStrategy
-    from truco_lab.rules import PAULISTA, check_start
-
     rules = rules or PAULISTA
     try:
         check_start(rules, score[0], score[1], dealer)
@@ -238,18 +193,15 @@ def explain(score: tuple[int, int], dealer: int, vira: str, hand, history="", *,
     if strategy is None:
         out = ensure_solved(rules, solved, on_demand=on_demand)
         if out is None:
-            from truco_lab.lab.match_run import default_solved_dir
-
-            raise ExplainError(f"no solved match run for these rules in {default_solved_dir(rules)}: run "
-                               f"truco-lab match --cells {score[0]},{score[1]} --out {default_solved_dir(rules)} "
-                               "(or pass --solved DIR)")
+            where = default_solved_dir(rules)
+            raise ExplainError(f"no solved match run for these rules in {where}: run "
+                               f"{match_command(rules, [(min(score), max(score))], where)} (or pass --solved DIR)")
         strategy = MatchStrategy(out)
     st = hand_state(rules, score, dealer, vira, hand, history)
-    cell, _ = canonical((score[0], score[1], dealer))
-    if cell not in strategy.solved:
+    if not strategy.covers(st):
+        more = f"{strategy.out}-{min(score)}-{max(score)}"
         raise ExplainError(f"cell {score[0]}x{score[1]} dealer {dealer} is not solved in {strategy.out}: solve it "
-                           f"with: truco-lab match --cells {min(score)},{max(score)} --out {strategy.out}-{min(score)}"
-                           f"-{max(score)}")
+                           f"with: {match_command(rules, [(min(score), max(score))], more)}")
     try:
         return advise(strategy, st)
     except KeyError as e:

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from truco_lab.cards import RANKS, SUITS
+from truco_lab.rules.cards import RANKS, SUITS
 
 # Layout of the rules array read by the engine (indices are a private ABI
-# between this module and truco_lab.engine).
+# between this module and truco_lab.rules.engine).
 R_LADDER = 0  # 5 slots: ladder values, 0-padded
 R_NLADDER = 5  # number of live ladder entries (1 = no raises)
 R_TARGET = 6  # match target (scores cap here)
@@ -136,6 +136,71 @@ class RuleSet:
         s = self.suits if suits is None else _canonical_subset("suits", suits, su)
         return replace(self, ranks=r, suits=s)
 
+    @classmethod
+    def from_options(cls, name: str = "paulista", *, ranks: str | None = None, suits: str | None = None,
+                     max_stake: int | None = None, flor: bool = False, deck_penalty: bool = False,
+                     target: int | None = None) -> RuleSet:
+        """The one constructor from options (the CLI's ``--rules/--ranks/--suits/--max-stake/--flor/
+        --deck-penalty``, the OpenSpiel games' parameters): the named rule set on the deck ``ranks`` x
+        ``suits``, the ladder cut at ``max_stake`` (default its top). ``ValueError`` naming the option."""
+        base = rule_set(name)
+        if (flor or deck_penalty or target is not None) and not base.envido:
+            what = "flor" if flor else ("deck-penalty" if deck_penalty else "target")
+            raise ValueError(f"argument --{what}: an option of rule set argentino, not of {base.name}")
+        if target is not None and (isinstance(target, bool) or not isinstance(target, int) or not 2 <= target <= 30):
+            raise ValueError(f"argument --target: an integer in 2..30, got {target!r}")
+        if base.envido:
+            base = replace(base, flor=bool(flor), deck_extra=1 if deck_penalty else 0,
+                           target=base.target if target is None else target)
+        try:
+            rules = base.with_deck(ranks, suits)
+        except ValueError as e:
+            raise ValueError(f"argument --ranks/--suits: {e}") from None
+        stake = rules.max_stake if max_stake is None else max_stake
+        if stake not in rules.ladder:
+            raise ValueError(f"argument --max-stake: a rung of {rules.name}'s ladder "
+                             f"{' '.join(map(str, rules.ladder))}, got {stake}")
+        return rules.with_max_stake(stake)
+
+    def cli_options(self) -> str:
+        """The options that rebuild these rules through :meth:`from_options` (empty for seed 000's
+        full game), so a suggested command is safe to copy as printed."""
+        base = rule_set(self.name)
+        out = [] if self.name == "paulista" else [f"--rules {self.name}"]
+        if self.ranks != base.ranks:
+            ranks = self.ranks if self.pack == "french" else " ".join(
+                ("1", "2", "3", "4", "5", "6", "7", "10", "11", "12")[SPANISH_RANK_CODES.index(c)] for c in self.ranks)
+            out.append(f"--ranks {ranks}" if " " not in ranks else f"--ranks '{ranks}'")
+        if self.suits != base.suits:
+            out.append(f"--suits {self.suits}")
+        if self.max_stake != base.max_stake:
+            out.append(f"--max-stake {self.max_stake}")
+        if self.flor:
+            out.append("--flor")
+        if self.deck_extra:
+            out.append("--deck-penalty")
+        return " ".join(out)
+
+    def to_dict(self) -> dict:
+        """Plain JSON data, stable for hashing: fields added after seed 000's first runs appear only when
+        they differ from their defaults, so every earlier run's hash stays valid."""
+        from dataclasses import asdict
+
+        later = {"raise_to_win": True, "blind_iron_hand": False, "vira": True, "fixed_manilhas": "",
+                 "pack": "french", "envido": False, "flor": False, "deck_action": False, "deck_extra": 0,
+                 "reraise": True, "seats": 2}
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()
+                if not (k in later and v == later[k])}
+
+    @classmethod
+    def from_dict(cls, d: dict | RuleSet | None) -> RuleSet:
+        """The inverse of :meth:`to_dict` (``None``: seed 000)."""
+        if d is None:
+            return PAULISTA
+        if isinstance(d, RuleSet):
+            return d
+        return cls(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()})
+
     @property
     def deck(self) -> np.ndarray:
         """Card ids in the deck, increasing."""
@@ -157,27 +222,27 @@ class RuleSet:
     def action_str(self, action: int) -> str:
         """Action id -> this rule set's notation (``raise 3``; Mineiro ``raise 4``; Argentine ``retruco``)."""
         if self.pack == "spanish":
-            from truco_lab import spanish
+            from truco_lab.rules import spanish
 
             return spanish.action_str(action, self)
-        from truco_lab.cards import action_str
+        from truco_lab.rules.cards import action_str
 
         return action_str(action, self.raise_targets)
 
     def parse_action(self, text: str) -> int:
         """This rule set's notation -> action id (``ValueError`` naming what is wrong)."""
         if self.pack == "spanish":
-            from truco_lab import spanish
+            from truco_lab.rules import spanish
 
             return spanish.parse_action(text, self)
-        from truco_lab.cards import parse_action
+        from truco_lab.rules.cards import parse_action
 
         return parse_action(text, self.raise_targets)
 
     @property
     def n_actions(self) -> int:
         """Distinct action ids of this rule set's games (the envido calls come after paulista's)."""
-        from truco_lab.cards import N_ACTIONS, N_ACTIONS_ALL
+        from truco_lab.rules.cards import N_ACTIONS, N_ACTIONS_ALL
 
         return N_ACTIONS_ALL if (self.envido or self.flor) else N_ACTIONS
 
@@ -185,10 +250,6 @@ class RuleSet:
     def max_stake(self) -> int:
         return self.ladder[-1]
 
-    @property
-    def base_value(self) -> int:
-        """What a hand is worth before any raise (1 in paulista, 2 in Mineiro)."""
-        return self.ladder[0]
 
     @property
     def deal_size(self) -> int:
@@ -202,7 +263,7 @@ class RuleSet:
 
     def fixed_manilha_ids(self) -> tuple[int, ...]:
         """Card ids of the fixed manilhas present in the deck, weakest first."""
-        from truco_lab.cards import parse_card
+        from truco_lab.rules.cards import parse_card
 
         deck = set(self.deck.tolist())
         return tuple(c for c in (parse_card(x) for x in self.fixed_manilhas.split()) if c in deck)
@@ -239,7 +300,7 @@ class RuleSet:
         a[R_RERAISE] = int(self.reraise)
         a[R_SEATS] = self.seats
         if self.pack == "spanish":
-            from truco_lab import spanish
+            from truco_lab.rules import spanish
 
             a[R_TABLE] = 1
             a[R_STRENGTH : R_STRENGTH + 40] = spanish.TRICK_STRENGTH
@@ -290,10 +351,10 @@ def plain(v):
 
 def _notation(pack: str):
     if pack == "spanish":
-        from truco_lab import spanish
+        from truco_lab.rules import spanish
 
         return spanish
-    from truco_lab import cards
+    from truco_lab.rules import cards
 
     return cards
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from truco_lab.state import HandState, TrucoError
+from truco_lab.rules.state import HandState, TrucoError
 
 
 @dataclass
@@ -43,6 +43,27 @@ def _subset(expect: Any, got: Any, path: str = "") -> str | None:
     return None
 
 
+_STEP_KEYS = {"assert_legal_actions": ("player",), "apply_action": ("action", "player"), "assert_state": ("expect",),
+              "assert_export_round_trip": ("expect",), "assert_rejected_action": ("action", "player", "error_code")}
+
+
+def _malformed_step(step) -> str | None:
+    """Why a step cannot be run (``None`` when it can): an object with a known ``op``, the keys that op
+    reads, and an integer ``player``."""
+    if not isinstance(step, dict):
+        return f"a step is an object, got {step!r}"
+    op = step.get("op")
+    if op not in _STEP_KEYS:
+        return f"op must be one of {', '.join(_STEP_KEYS)}, got {op!r}"
+    missing = [k for k in _STEP_KEYS[op] if k not in step]
+    if missing:
+        return f"{op} needs {', '.join(missing)}"
+    p = step.get("player", 0)
+    if isinstance(p, bool) or not isinstance(p, int):
+        return f"player must be an integer seat, got {p!r}"
+    return None
+
+
 def _legal_for(state: HandState, player: int) -> set[int]:
     return set(state.legal_actions()) if state.actor == player else set()
 
@@ -66,7 +87,13 @@ def run_fixture(path: str | Path) -> FixtureResult:
         return FixtureResult(fid, path, False, f"initial state rejected with {e}")
     if "expect_initial_state_error" in fx:
         return FixtureResult(fid, path, False, f"initial state accepted, expected {fx['expect_initial_state_error']}")
-    for i, step in enumerate(fx.get("steps", [])):
+    steps = fx.get("steps", [])
+    if not isinstance(steps, list):
+        return FixtureResult(fid, path, False, f"malformed fixture: steps must be a list, got {steps!r}")
+    for i, step in enumerate(steps):
+        bad = _malformed_step(step)
+        if bad:
+            return FixtureResult(fid, path, False, f"step {i + 1}: malformed ({bad})")
         op = step["op"]
         where = f"step {i + 1} ({op})"
         try:
@@ -107,21 +134,21 @@ def run_fixture(path: str | Path) -> FixtureResult:
                         return FixtureResult(fid, path, False, f"{where}: a rejected action changed the state")
                 else:
                     return FixtureResult(fid, path, False, f"{where}: accepted, expected {step['error_code']}")
-            else:
-                return FixtureResult(fid, path, False, f"{where}: unknown op {op!r}")
         except TrucoError as e:
             return FixtureResult(fid, path, False, f"{where}: {e}")
+        except (ValueError, KeyError, TypeError, AttributeError) as e:  # a malformed value inside a step
+            return FixtureResult(fid, path, False, f"{where}: malformed ({type(e).__name__}: {e})")
     return FixtureResult(fid, path, True)
 
 
 def is_fixture(path: Path) -> bool:
-    """A truco-spec engine fixture: a JSON object with an ``initial_state`` (schemas and other
-    JSON are not); a file that is not valid JSON counts as a (malformed) fixture when it sits in
-    a ``fixtures`` folder."""
+    """A truco-spec engine fixture: a JSON object with an ``initial_state`` (schemas and other valid
+    JSON are not); a ``.json`` file that is not valid JSON counts as a (malformed, so failing) fixture:
+    nobody can tell it is not one."""
     try:
         obj = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, ValueError):
-        return "fixtures" in path.parts
+        return True
     return isinstance(obj, dict) and "initial_state" in obj
 
 

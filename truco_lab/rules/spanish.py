@@ -91,7 +91,7 @@ _RAISE_NAMES = {2: "truco", 3: "retruco", 4: "vale_cuatro"}
 
 
 def _simple_names() -> dict[int, str]:
-    from truco_lab.cards import A_ACCEPT, A_CONCEDE, A_ENVIDO, A_FALTA_ENVIDO, A_FLOR, A_FOLD, A_REAL_ENVIDO
+    from truco_lab.rules.cards import A_ACCEPT, A_CONCEDE, A_ENVIDO, A_FALTA_ENVIDO, A_FLOR, A_FOLD, A_REAL_ENVIDO
 
     return {A_ACCEPT: "quiero", A_FOLD: "no_quiero", A_CONCEDE: "go_to_deck", A_ENVIDO: "envido",
             A_REAL_ENVIDO: "real_envido", A_FALTA_ENVIDO: "falta_envido", A_FLOR: "flor"}
@@ -100,7 +100,7 @@ def _simple_names() -> dict[int, str]:
 def action_str(action: int, rules) -> str:
     """Action id -> Argentine notation: ``play 7o``, ``truco``, ``retruco``, ``vale_cuatro``, ``quiero``,
     ``no_quiero``, ``envido``, ``real_envido``, ``falta_envido``, ``flor``, ``go_to_deck``."""
-    from truco_lab.cards import A_RAISE, A_UP, N_ACTIONS_ALL
+    from truco_lab.rules.cards import A_RAISE, A_UP, N_ACTIONS_ALL
 
     a = int(action)
     if A_UP <= a < A_UP + N_CARDS:
@@ -117,7 +117,7 @@ def action_str(action: int, rules) -> str:
 
 def parse_action(text: str, rules) -> int:
     """Argentine notation -> action id (``ValueError`` naming what is wrong)."""
-    from truco_lab.cards import A_RAISE, A_UP
+    from truco_lab.rules.cards import A_RAISE, A_UP
 
     if not isinstance(text, str):
         raise ValueError(f"action must be a string, got {text!r}")

@@ -21,8 +21,8 @@ from collections.abc import Callable
 import numba as nb
 import numpy as np
 
-from truco_lab import engine as E
-from truco_lab.rules import RuleSet
+from truco_lab.rules import engine as E
+from truco_lab.rules.ruleset import RuleSet
 
 N_OUTCOMES = 48  # winner in {0, 1, DRAW} x awarded points 0..15
 PAYOFFS = ("points", "equity")

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from truco_lab import engine as E
-from truco_lab.arena import _deal
-from truco_lab.cards import (
+from truco_lab.openspiel.games import random_deal
+from truco_lab.rules import engine as E
+from truco_lab.rules.cards import (
     A_ACCEPT,
     A_ACCEPT_ELEVEN,
     A_DOWN,
@@ -109,7 +109,7 @@ class Table:
         """Print the solution's advice; returns action -> value (None without a hint)."""
         if self.hints is None:
             return None
-        from truco_lab.advice import advise
+        from truco_lab.people.advice import advise
 
         try:
             adv = advise(self.hints, st)
@@ -168,7 +168,7 @@ class Table:
                 if st.is_chance_node():
                     self.hands += 1
                     before = len(st.past) if hasattr(st, "past") else 0
-                    cards = _deal(self.rng, st._g.deck_list, st._g.deal_size)
+                    cards = random_deal(self.rng, st.deck_list, st.deal_size)
                     for c in cards:
                         st.apply_action(c)
                     if st.is_terminal() or (hasattr(st, "past") and len(st.past) > before):

@@ -13,11 +13,11 @@ tools (``exploitability``, ``expected_game_score``) run on it.
   from the tricks already played; it bluffs with hopeless hands, respects the
   raise ladder and kills tricks with a tie when its last card wins.
 * ``solved``: the certified strategy of a match run (:class:`SolvedBot`).
-* a best response to any of them in one cell: :func:`truco_lab.arena.best_response_bot`.
+* a best response to any of them in one cell: :func:`truco_lab.people.arena.best_response_bot`.
 
 Heuristics read the state only through :func:`view_of` (the player's information:
 what a human at the table knows), so the same decision can be asked at a
-solved tree's information sets (:mod:`truco_lab.arena`).
+solved tree's information sets (:mod:`truco_lab.people.arena`).
 """
 
 from __future__ import annotations
@@ -29,11 +29,10 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from truco_lab import engine as E
-from truco_lab.cards import A_ACCEPT, A_ACCEPT_ELEVEN, A_FOLD, A_FOLD_ELEVEN, A_RAISE, A_UP
-from truco_lab.rules import PAULISTA, R_FIXED, R_SIZE, RuleSet
-
-BOT_NAMES = ("solved", "heuristic-low", "heuristic-high", "random")
+from truco_lab.people.strategy import Strategy
+from truco_lab.rules import engine as E
+from truco_lab.rules.cards import A_ACCEPT, A_ACCEPT_ELEVEN, A_FOLD, A_FOLD_ELEVEN, A_RAISE, A_UP
+from truco_lab.rules.ruleset import PAULISTA, RuleSet
 
 
 @runtime_checkable
@@ -82,8 +81,7 @@ def _powers(manilha: int, fixed: tuple[int, ...] = ()) -> np.ndarray:
     key = (manilha, fixed)
     pw = _POWER_CACHE.get(key)
     if pw is None:
-        r = np.full(R_SIZE, -1, np.int32)
-        r[R_FIXED:R_FIXED + len(fixed)] = fixed
+        r = E.strength_rules(fixed)
         pw = _POWER_CACHE[key] = np.array([E.strength(c, 0, manilha, r) for c in range(40)], np.int32)
     return pw
 
@@ -285,7 +283,7 @@ class HeuristicBot(BotBase):
         self.name = f"heuristic-{level}"
 
     def probabilities(self, state) -> dict[int, float]:
-        return self.probabilities_at(view_of(state.s, state._g.deck_list, state.legal_actions(), state._g.rules))
+        return self.probabilities_at(view_of(state.s, state.deck_list, state.legal_actions(), state.rules))
 
     def probabilities_at(self, v: View) -> dict[int, float]:
         return heuristic_probabilities(v, self.level)
@@ -297,7 +295,7 @@ class SolvedBot(BotBase):
 
     name = "solved"
 
-    def __init__(self, strategy, fallback: BotBase | None = None, seed: int | None = 0, notify=None) -> None:
+    def __init__(self, strategy: Strategy, fallback: BotBase | None = None, seed: int | None = 0, notify=None) -> None:
         super().__init__(seed)
         self.strategy = strategy
         self.fallback = fallback or HeuristicBot("high", seed)
@@ -307,18 +305,10 @@ class SolvedBot(BotBase):
         self.fallback_decisions = 0
         self.off_tree = 0
 
-    @classmethod
-    def from_run(cls, out, **kw) -> SolvedBot:
-        from truco_lab.lab.policy import MatchStrategy
-
-        return cls(MatchStrategy(out), **kw)
 
     def covers(self, state) -> bool:
         """Whether the run solved the cell of ``state``'s hand."""
-        from truco_lab.lab.match import canonical
-
-        cell, _ = canonical((state.start_score[0], state.start_score[1], state.dealer))
-        return cell in self.strategy.solved
+        return self.strategy.covers(state)
 
     def probabilities(self, state) -> dict[int, float]:
         self.decisions += 1
@@ -339,53 +329,6 @@ class SolvedBot(BotBase):
             a, b, d = cell
             self.notify(f"solved bot: cell {a}x{b} dealer {d} is not solved in {self.strategy.out}; playing "
                         f"{self.fallback.name} there (solve it: truco-lab match --cells {min(a, b)},{max(a, b)} "
-                        f"--out {self.strategy.out}-more)")
+                        f"--out {self.strategy.out}-more {self.strategy.rules.cli_options()})".rstrip())
         self.fallback_decisions += 1
         return self.fallback.probabilities(state)
-
-
-class ResponseBot(BotBase):
-    """The backward-induction best response to a :class:`SolvedBot`'s strategy (what the match
-    certificate measured); elsewhere it plays like the solved bot's fallback."""
-
-    def __init__(self, target: SolvedBot, seed: int | None = 0) -> None:
-        super().__init__(seed)
-        self.target = target
-        self.name = f"best-response({target.name})"
-
-    def probabilities(self, state) -> dict[int, float]:
-        if self.target.covers(state):
-            try:
-                return {self.target.strategy.best_response_action(state): 1.0}
-            except KeyError:  # off the solved tree (a pruned move earlier this hand)
-                pass
-        return self.target.fallback.probabilities(state)
-
-
-def make_bot(name: str, seed: int | None = 0, solved=None, notify=None, *, rules=None, cell=None,
-             equity=None) -> BotBase:
-    """A bot by name: ``solved`` (needs ``solved``: a match run folder or a MatchStrategy),
-    ``heuristic-low``, ``heuristic-high`` (``heuristic`` = high), ``random``; ``br-solved`` (the
-    match-wide best response to the solved bot) or ``br-<bot>`` for a heuristic or random bot (the exact
-    best response to it in ``cell`` = (score0, score1, dealer) under ``rules``, playing like it elsewhere)."""
-    key = name.strip().lower()
-    if key == "random":
-        return RandomBot(seed)
-    if key in ("heuristic", "heuristic-high", "heuristic-low"):
-        return HeuristicBot("low" if key.endswith("low") else "high", seed)
-    if key in ("solved", "br-solved"):
-        if solved is None:
-            raise ValueError(f"bot {name!r} needs a solved match run (--solved DIR)")
-        from truco_lab.lab.policy import MatchStrategy
-
-        strat = solved if isinstance(solved, MatchStrategy) else MatchStrategy(solved)
-        bot = SolvedBot(strat, seed=seed, notify=notify)
-        return bot if key == "solved" else ResponseBot(bot, seed)
-    if key.startswith("br-") and key[3:] in ("heuristic", "heuristic-high", "heuristic-low", "random"):
-        if rules is None or cell is None:
-            raise ValueError(f"bot {name!r} needs rules and a cell (score0, score1, dealer)")
-        from truco_lab.arena import CellResponseBot
-
-        return CellResponseBot(make_bot(key[3:], seed), rules, cell[:2], cell[2], equity=equity, seed=seed)
-    raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(BOT_NAMES)}, heuristic, br-solved or "
-                     "br-<heuristic-high|heuristic-low|random>")

@@ -7,8 +7,8 @@ import time
 import numba
 import numpy as np
 
-from truco_lab import engine as E
-from truco_lab.rules import PAULISTA, RuleSet
+from truco_lab.rules import simulate
+from truco_lab.rules.ruleset import PAULISTA, RuleSet
 
 
 def numba_rate(hands: int, seed: int = 0, threads: int | None = None, rules: RuleSet = PAULISTA) -> tuple[float, np.ndarray]:
@@ -20,10 +20,10 @@ def numba_rate(hands: int, seed: int = 0, threads: int | None = None, rules: Rul
         numba.set_num_threads(threads)
     try:
         warm = np.zeros((1000, 5), np.int32)
-        E.random_hands(r, deck, 1000, seed, 1, 0, 0, True, warm)
+        simulate.random_hands(r, deck, 1000, seed, 1, 0, 0, True, warm)
         out = np.zeros((hands, 5), np.int32)
         t = time.perf_counter()
-        E.random_hands(r, deck, hands, seed, 1, 0, 0, True, out)
+        simulate.random_hands(r, deck, hands, seed, 1, 0, 0, True, out)
         dt = time.perf_counter() - t
     finally:
         numba.set_num_threads(old)

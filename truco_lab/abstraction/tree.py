@@ -4,7 +4,7 @@ This is the documented tree-building interface between the rules and the
 solvers. The tree is built from the numba engine itself (no rule is coded
 here): a public node carries a representative engine state whose hands are
 filled in lazily with a card of each level as it is played, so round
-winners, raises, payouts and the cap all come from ``truco_lab.engine``.
+winners, raises, payouts and the cap all come from ``truco_lab.rules.engine``.
 
 The lossless quotient (DESIGN-NOTES §1-2):
 
@@ -30,16 +30,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from math import comb
 
 import numba as nb
 import numpy as np
 
 from solvers.tree import VectorTree
-from truco_lab import engine as E
-from truco_lab.cards import A_DOWN, A_RAISE, A_UP, N_ACTIONS, card_str
-from truco_lab.payoff import outcome_code
-from truco_lab.rules import PAULISTA, R_ALL_TIED, R_TARGET, RuleSet, check_start, sees_own_cards
+from truco_lab.abstraction.levels import (
+    ViraClass,
+    _hands,
+    _levels,
+    deal_weights,
+    hand_levels,
+    level_names,
+    vira_class_of,
+    vira_classes,
+    vira_name,
+)
+from truco_lab.abstraction.payoff import outcome_code
+from truco_lab.rules import engine as E
+from truco_lab.rules.cards import A_DOWN, A_RAISE, A_UP, N_ACTIONS, card_str
+from truco_lab.rules.ruleset import PAULISTA, RuleSet, check_start, sees_own_cards
 
 HIDDEN = N_ACTIONS  # public code of "a card played face down" (identity not public)
 
@@ -51,180 +61,6 @@ ALL_PRUNES = DROP_CONCEDE | DROP_DOMINATED_HIDE | CAP_RAISES
 PRUNE_NAMES = {"drop_concede": DROP_CONCEDE, "drop_dominated_hide": DROP_DOMINATED_HIDE, "cap_raises": CAP_RAISES}
 
 
-# ---- levels and vira classes (Python, once per rule set) ------------------
-@dataclass(frozen=True)
-class ViraClass:
-    """Viras that induce the same level multiplicities (hence isomorphic subgames)."""
-
-    index: int
-    vira: int  # representative vira card id
-    viras: tuple[int, ...]  # every vira card of the class
-    weight: float  # probability that the turned-up card falls in this class
-    level_cards: tuple[tuple[int, ...], ...]  # cards of each level, weakest level first
-
-    @property
-    def multiplicity(self) -> tuple[int, ...]:
-        return tuple(len(c) for c in self.level_cards)
-
-    @property
-    def name(self) -> str:
-        return vira_name(self.vira)
-
-
-def vira_name(vira: int) -> str:
-    """A vira's card literal, or ``none`` in rule sets that turn no vira (Mineiro)."""
-    return card_str(vira) if vira >= 0 else "none"
-
-
-@lru_cache(maxsize=256)
-def _levels(rules: RuleSet, vira: int) -> tuple[tuple[int, ...], ...]:
-    from truco_lab.cards import RANKS
-
-    manilha = RANKS.index(rules.manilha_rank(RANKS[vira >> 2])) if rules.vira else -1
-    r = rules.to_array()
-    by_strength: dict[int, list[int]] = {}
-    for c in rules.deck:
-        c = int(c)
-        if c != vira:
-            by_strength.setdefault(int(E.strength(c, 0, manilha, r)), []).append(c)
-    return tuple(tuple(by_strength[k]) for k in sorted(by_strength))
-
-
-def vira_classes(rules: RuleSet = PAULISTA) -> list[ViraClass]:
-    """The vira classes of ``rules``' deck, ordered by multiplicity pattern."""
-    return list(_vira_classes(rules))
-
-
-@lru_cache(maxsize=64)
-def _vira_classes(rules: RuleSet) -> tuple[ViraClass, ...]:
-    groups: dict[tuple[int, ...], list[tuple[int, tuple]]] = {}
-    viras = rules.deck.tolist() if rules.vira else [-1]  # no vira turned: one class, "vira" -1
-    for v in viras:
-        lv = _levels(rules, int(v))
-        groups.setdefault(tuple(len(c) for c in lv), []).append((int(v), lv))
-    n = len(viras)
-    out = []
-    for i, key in enumerate(sorted(groups)):
-        members = groups[key]
-        out.append(ViraClass(i, members[0][0], tuple(m[0] for m in members), len(members) / n, members[0][1]))
-    return tuple(out)
-
-
-@nb.njit(cache=True)
-def _blind_odds(mult, r):
-    """(P(player 0 wins), P(draw)) of a blind hand: six distinct cards drawn in order from levels with
-    multiplicities ``mult`` (player 0's k-th card against player 1's k-th), tricks by strength level."""
-    L = mult.shape[0]
-    total = 0.0
-    win = 0.0
-    draw = 0.0
-    left = mult.copy()
-    n = left.sum()
-    seq = np.zeros(6, np.int64)
-    rwin = np.zeros(3, np.int32)
-    idx = np.zeros(6, np.int64)
-    # iterate over level sequences (odometer), weighting by the ordered draws that give them
-    while True:
-        w = 1.0
-        for i in range(L):
-            left[i] = mult[i]
-        avail = n
-        for k in range(6):
-            lv = idx[k]
-            w *= left[lv] / avail
-            left[lv] -= 1
-            avail -= 1
-            seq[k] = lv
-        if w > 0.0:
-            res = -1
-            for k in range(3):
-                a = seq[k]
-                b = seq[3 + k]
-                rwin[k] = 0 if a > b else (1 if b > a else E.TIE)
-                res = E.hand_result(rwin, k + 1, 0, r[R_ALL_TIED])
-                if res >= 0:
-                    break
-            total += w
-            if res == 0:
-                win += w
-            elif res == E.DRAW:
-                draw += w
-        k = 5
-        while k >= 0:
-            idx[k] += 1
-            if idx[k] < L:
-                break
-            idx[k] = 0
-            k -= 1
-        if k < 0:
-            break
-    return win / total, draw / total
-
-
-def blind_hand_value(rules: RuleSet) -> float:
-    """Player 0's probability of winning a blind hand (seed 001's iron hand) and with it the match:
-    cards flipped in dealt order, a draw replays the hand (blind again), so ``P(win) / (1 - P(draw))``
-    over the viras; the same for either dealer (in a blind hand who leads decides nothing)."""
-    r = rules.to_array()
-    win = draw = 0.0
-    for vc in vira_classes(rules):
-        w, d = _blind_odds(np.array(vc.multiplicity, np.int64), r)
-        win += vc.weight * w
-        draw += vc.weight * d
-    return win / (1.0 - draw)
-
-
-def vira_class_of(rules: RuleSet, vira: int) -> ViraClass:
-    """The class a vira card belongs to."""
-    for vc in vira_classes(rules):
-        if vira in vc.viras:
-            return vc
-    if not rules.vira:
-        raise ValueError(f"rule set {rules.name!r} turns no vira (its manilhas are fixed), got vira {vira_name(vira)}")
-    raise ValueError(f"vira {vira_name(vira)} is not in the deck ranks={rules.ranks!r} suits={rules.suits!r}")
-
-
-def _hands(mult: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Canonical hands (sorted level triples) and their packed level counts (2 bits per level)."""
-    L = len(mult)
-    hands, packed = [], []
-    for a in range(L):
-        for b in range(a, L):
-            for c in range(b, L):
-                cnt = [0] * L
-                for x in (a, b, c):
-                    cnt[x] += 1
-                if all(cnt[i] <= mult[i] for i in range(L)):
-                    hands.append((a, b, c))
-                    packed.append(sum(cnt[i] << (2 * i) for i in range(L)))
-    return np.array(hands, np.int8), np.array(packed, np.int64)
-
-
-def deal_weights(mult: tuple[int, ...], hands: np.ndarray) -> np.ndarray:
-    """W[h0, h1] = probability that player 0 holds hand h0 and player 1 holds h1."""
-    L = len(mult)
-    n = sum(mult)
-    cnt = np.zeros((len(hands), L), np.int64)
-    for i, h in enumerate(hands):
-        for x in h:
-            cnt[i, x] += 1
-    own = np.array([np.prod([comb(mult[lv], int(k)) for lv, k in enumerate(row)]) for row in cnt], np.float64)
-    W = np.zeros((len(hands), len(hands)))
-    for i in range(len(hands)):
-        rest = np.array(mult) - cnt[i]
-        for j in range(len(hands)):
-            w = 1
-            for lv in range(L):
-                k = int(cnt[j, lv])
-                if k:
-                    w *= comb(int(rest[lv]), k)
-                    if w == 0:
-                        break
-            W[i, j] = own[i] * w
-    return W / (comb(n, 3) * comb(n - 3, 3))
-
-
-# ---- the numba builder ---------------------------------------------------
 @nb.njit(cache=True)
 def _grow(a, need):
     if need <= a.shape[0]:
@@ -310,7 +146,7 @@ def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes, root_hand,
         for x in range(lvl_cards.shape[1]):
             if lvl_cards[lv, x] >= 0:
                 mult[lv] += 1
-    target = r[R_TARGET]
+    target = E.rule_target(r)
     while sp > 0:
         sp -= 1
         n = st_node[sp]
@@ -560,11 +396,11 @@ class Cell:
         return openspiel_route(tree, state)
 
     def metadata(self) -> dict:
-        from truco_lab.payoff import units
+        from truco_lab.abstraction.payoff import units
 
-        return {"rules": rules_to_dict(self.rules), "score": [self.score0, self.score1], "dealer": self.dealer,
+        return {"rules": self.rules.to_dict(), "score": [self.score0, self.score1], "dealer": self.dealer,
                 "vira_class": self.vira_class.index, "vira": self.vira_class.name, "prunes": self.prunes,
-                "payoff": self.payoff, "units": units(self.payoff), "keyer": "truco_lab.public_tree:canonical_key"}
+                "payoff": self.payoff, "units": units(self.payoff), "keyer": "truco_lab.abstraction.tree:canonical_key"}
 
 
 def check_cell_args(rules: RuleSet, score0, score1, dealer) -> None:
@@ -594,7 +430,7 @@ def build_cell(rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, deal
     outcome code) sets the utilities, and
     ``tree.set_payoff`` can change them later without rebuilding.
     """
-    from truco_lab.payoff import objective_utilities
+    from truco_lab.abstraction.payoff import objective_utilities
 
     prunes, vc, inputs = _cell_inputs(rules, score0, score1, dealer, vira, prunes, payoff)
     r, root, lvl_cards, card_level, hands, packed, nlev = inputs
@@ -657,7 +493,6 @@ def _assemble(arrs: list, vc: ViraClass, hands, lvl_cards, card_level, weights: 
         deal_weight=deal_weights(vc.multiplicity, hands) if weights else np.zeros((0, 0)), num_hands=len(hands),
         node_parent=parent, node_action=paction, node_child=child, node_nchild=nchild,
         entry_action=eaction, elem_entry=eentry, node_outcome=outc,
-        meta={"hands": hands, "lvl_cards": lvl_cards, "card_level": card_level},
     )
 
 
@@ -669,13 +504,13 @@ def build_split(folder, rules: RuleSet = PAULISTA, score0: int = 0, score1: int 
     peak is the largest subtree's, not the whole tree's). Parts already in ``folder`` from an
     interrupted build of the same cell are kept (the folder's ``split.json`` names the cell)."""
     from solvers.streamed import PartStore, SplitTree, part_arrays
-    from truco_lab.payoff import objective_utilities
+    from truco_lab.abstraction.payoff import objective_utilities
 
     prunes, vc, inputs = _cell_inputs(rules, score0, score1, dealer, vira, prunes, payoff)
     r, root, lvl_cards, card_level, hands, packed, nlev = inputs
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise ValueError(f"split depth must be a positive integer, got {depth!r}")
-    key = {"rules": rules_to_dict(rules), "score": [int(score0), int(score1)], "dealer": int(dealer),
+    key = {"rules": rules.to_dict(), "score": [int(score0), int(score1)], "dealer": int(dealer),
            "vira_class": vc.index, "prunes": prunes, "depth": depth}
     store = PartStore(folder)
     marker = store.folder / "build.json"
@@ -807,32 +642,8 @@ def outcome_codes(tree: VectorTree) -> np.ndarray:
 
 
 # ---- labels, lookups and OpenSpiel routing --------------------------------
-MANILHA_NAMES = {"c": "Zap", "h": "Copas", "s": "Espadilha", "d": "Ouros"}
-
-
-def level_names(rules: RuleSet, vc: ViraClass) -> list[str]:
-    """Readable name of each level under the class's representative vira: plain
-    levels by rank (``7``), manilhas by their traditional names (``Zap``)."""
-    return level_names_at(rules, vc.vira)
-
-
-def level_names_at(rules: RuleSet, vira: int) -> list[str]:
-    """Level names under an actual vira (a class member's levels are the representative's, renamed)."""
-    from truco_lab.cards import RANKS, SUITS
-
-    manilha = rules.manilha_rank(RANKS[vira >> 2]) if rules.vira else None
-    fixed = set(rules.fixed_manilha_ids())
-    out = []
-    for cards in _levels(rules, vira):
-        c = cards[0]
-        # Mineiro's fixed manilhas are one per suit in the same order, so the traditional names fit too
-        is_manilha = RANKS[c >> 2] == manilha if rules.vira else c in fixed
-        out.append(MANILHA_NAMES[SUITS[c & 3]] if is_manilha else RANKS[c >> 2])
-    return out
-
-
 def _token(code: int, names: list[str], card_level: np.ndarray, targets: tuple[int, ...]) -> str:
-    from truco_lab.cards import action_str
+    from truco_lab.rules.cards import action_str
 
     if code == HIDDEN:
         return "hidden"
@@ -846,7 +657,7 @@ def _token(code: int, names: list[str], card_level: np.ndarray, targets: tuple[i
 def slot_action_strings(tree: VectorTree) -> tuple[np.ndarray, np.ndarray]:
     """Notation of every slot's action (cards as the level's representative card), as
     (codes per slot, category strings)."""
-    from truco_lab.cards import action_str
+    from truco_lab.rules.cards import action_str
 
     targets = tree.source.rules.raise_targets
     uniq, inv = _small_unique(np.asarray(tree.entry_action), 32768)
@@ -909,8 +720,8 @@ def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray |
     history above its root and ``root_hidden`` its root elements' face-down codes."""
     cell: Cell = tree.source
     names = level_names(cell.rules, cell.vira_class)
-    card_level = tree.meta["card_level"]
-    hands = tree.meta["hands"]
+    card_level = hand_levels(tree.source.vira_class).card_level
+    hands = hand_levels(tree.source.vira_class).hands
     hand_names = np.array([" ".join(names[x] for x in sorted(h, reverse=True)) for h in hands], dtype=object)
     # one token per (acting player, public action) pair; a node's history is its path of tokens
     parent = np.asarray(tree.node_parent)
@@ -955,7 +766,7 @@ def _element_hidden(tree: VectorTree, root_hidden: np.ndarray | None = None,
         ehid[: len(root_hidden)] = root_hidden
     _hidden_walk(tree.infoset_offset, tree.infoset_nact, tree.infoset_node() if node is None else node,
                  tree.node_list, tree.node_infoset, tree.node_actor, np.asarray(tree.elem_entry),
-                 np.asarray(tree.entry_action), tree.meta["card_level"].astype(np.int64), tree.num_slots, ehid)
+                 np.asarray(tree.entry_action), hand_levels(tree.source.vira_class).card_level.astype(np.int64), tree.num_slots, ehid)
     return ehid
 
 
@@ -992,25 +803,15 @@ def _hidden_walk(ioff, inact, inode, nlist, ninfo, actor, elem_entry, entry_acti
         hid[el] = h
 
 
-def _elem_of(tree: VectorTree, infoset: np.ndarray) -> np.ndarray:
-    if "_infoset_node" not in tree.meta:
-        tree.meta["_infoset_node"] = tree.infoset_node()
-    node = tree.meta["_infoset_node"][infoset]
-    p = tree.node_actor[node]
-    return tree.node_list[node, p] + (infoset - tree.node_infoset[node])
-
-
 def locate(tree: VectorTree, player: int, cards, actions) -> int:
     """Information set of ``player`` holding ``cards`` (ids) after ``actions`` ([(player, action id)]).
 
     Raises ``KeyError`` naming the first action the solved tree does not
     contain (a pruned, dominated action) or ``ValueError`` for inconsistent input.
     """
-    card_level = tree.meta["card_level"]
-    lvl_cards = tree.meta["lvl_cards"]
-    index = tree.meta.get("_hand_index")
-    if index is None:  # built once per tree, not per call
-        index = tree.meta["_hand_index"] = {tuple(int(x) for x in h): i for i, h in enumerate(tree.meta["hands"])}
+    card_level = hand_levels(tree.source.vira_class).card_level
+    lvl_cards = hand_levels(tree.source.vira_class).lvl_cards
+    index = hand_levels(tree.source.vira_class).hand_index
     levels = tuple(sorted(int(card_level[c]) for c in cards))
     if -1 in levels or levels not in index:
         raise ValueError(f"cards {[card_str(c) for c in cards]} are not a hand under this vira class")
@@ -1059,8 +860,8 @@ def openspiel_route(tree: VectorTree, state) -> dict[int, int] | None:
     i = locate(tree, p, cards, acts)
     o = int(tree.infoset_offset[i])
     by_code = {int(tree.entry_action[o + k]): o + k for k in range(int(tree.infoset_nact[i]))}
-    card_level = tree.meta["card_level"]
-    lvl_cards = tree.meta["lvl_cards"]
+    card_level = hand_levels(tree.source.vira_class).card_level
+    lvl_cards = hand_levels(tree.source.vira_class).lvl_cards
     out = {}
     for a in state.legal_actions():
         rep = _to_rep_action(cell, v, a)
@@ -1140,9 +941,9 @@ def table_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray | N
     """Everything a strategy table needs to label this tree's rows (``prefix``, ``root_hidden``: a
     subtree's, see :func:`infoset_labels`)."""
     cell: Cell = tree.source
-    if "_labels" not in tree.meta:  # cells sharing a tree (same structure) share its labels
-        tree.meta["_labels"] = dict(infoset_labels(tree, prefix, root_hidden), action=slot_action_strings(tree))
-    out = dict(tree.meta["_labels"])
+    if tree.index.labels is None:  # cells sharing a tree (same structure) share its labels
+        tree.index.labels = dict(infoset_labels(tree, prefix, root_hidden), action=slot_action_strings(tree))
+    out = dict(tree.index.labels)
     out["constants"] = {
         "vira": cell.vira_class.name, "vira_class": np.int8(cell.vira_class.index),
         "score0": np.int8(cell.score0), "score1": np.int8(cell.score1), "dealer": np.int8(cell.dealer),
@@ -1150,30 +951,12 @@ def table_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray | N
     return out
 
 
-def rules_to_dict(rules: RuleSet) -> dict:
-    from dataclasses import asdict
-
-    # fields added later: only when not the default
-    later = {"raise_to_win": True, "blind_iron_hand": False, "vira": True, "fixed_manilhas": "", "pack": "french",
-             "envido": False, "flor": False, "deck_action": False, "deck_extra": 0, "reraise": True, "seats": 2}
-    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(rules).items()
-            if not (k in later and v == later[k])}
-
-
-def rules_from_dict(d: dict | RuleSet | None) -> RuleSet:
-    if d is None:
-        return PAULISTA
-    if isinstance(d, RuleSet):
-        return d
-    return RuleSet(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()})
-
-
 def canonical_key(rules, vira: str, cards: str, history: str | list[str] = "", *, dealer: int,
                   score: tuple[int, int], player: int | None = None) -> dict:
     """Map real cards and a history (notation) to a strategy table's key columns."""
-    from truco_lab.cards import parse_action, parse_card, parse_cards
+    from truco_lab.rules.cards import parse_action, parse_card, parse_cards
 
-    rules = rules_from_dict(rules)
+    rules = RuleSet.from_dict(rules)
     if not rules.vira:
         if vira not in (None, "", "none", -1):
             raise ValueError(f"rule set {rules.name!r} turns no vira (its manilhas are fixed), got vira {vira!r}")
@@ -1222,7 +1005,7 @@ def canonical_key(rules, vira: str, cards: str, history: str | list[str] = "", *
         elif code < A_RAISE:
             toks.append((p, "hidden", lv))
         else:
-            from truco_lab.cards import action_str
+            from truco_lab.rules.cards import action_str
 
             toks.append((p, action_str(code, rules.raise_targets), -1))
     me = int(E.actor(s)) if player is None else int(player)

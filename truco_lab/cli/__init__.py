@@ -1,0 +1,47 @@
+"""The ``truco-lab`` command line: :func:`main` builds the parser from one module per command (each
+``add_parser(sub)`` and ``run(args) -> exit code``; thin: parse, call, print) and turns a command's
+:class:`~truco_lab.cli.common.CliError` into one line on stderr."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from truco_lab.cli import arena, bench, explain, match, mccfr, play, solve, spec_check
+from truco_lab.cli.common import CliError, Parser, join_negative_values, sigterm_as_interrupt
+from truco_lab.lab.runs import RunError
+
+COMMANDS = (spec_check, bench, solve, mccfr, match, arena, explain, play)
+
+
+def build_parser() -> Parser:
+    from truco_lab import __version__
+
+    p = Parser(prog="truco-lab", description="truco-lab: engine, games and solvers for truco paulista")
+    p.add_argument("--version", action="version", version=f"truco-lab {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
+    for cmd in COMMANDS:
+        cmd.add_parser(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(join_negative_values(sys.argv[1:] if argv is None else list(argv)))
+    sigterm_as_interrupt()
+    try:
+        return args.func(args)
+    except CliError as e:
+        if e.code == 130:  # interrupted: the resume hint, after the progress bar's line
+            print(f"\n{args.prog}: {e}", file=sys.stderr)
+        else:
+            print(f"{args.prog}: error: {str(e).splitlines()[0]}", file=sys.stderr)
+        return e.code
+    except RunError as e:  # e.g. --resume with --fresh, refused before anything is touched
+        print(f"{args.prog}: error: {e}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `truco-lab ... | head`: the reader left, nothing is wrong
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        print(f"\ntruco-lab {args.command}: interrupted", file=sys.stderr)
+        return 130

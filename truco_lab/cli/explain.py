@@ -1,0 +1,40 @@
+"""``truco-lab explain``: the solution at one decision."""
+
+from __future__ import annotations
+
+import argparse
+
+from truco_lab.cli.common import CliError, add_rules_options, check_score, rules_from_args, score_pair
+from truco_lab.people.advice import ExplainError, explain
+
+PROG = "truco-lab explain"
+
+
+def add_parser(sub) -> None:
+    ex = sub.add_parser("explain", help="the solution at one decision: probabilities, action values, opponent range")
+    ex.add_argument("--score", type=score_pair, required=True, metavar="A,B", help="scores at the start of the hand")
+    ex.add_argument("--dealer", type=int, choices=(0, 1), required=True, help="the dealing player")
+    ex.add_argument("--vira", default=None, metavar="CARD",
+                    help="the turned-up card, e.g. 4c (leave out in rule sets without a vira: mineiro)")
+    ex.add_argument("--hand", required=True, metavar="CARDS", help='your three cards, e.g. "5c 3d Qs"')
+    ex.add_argument("--history", default="", metavar="ACTIONS",
+                    help='the hand so far, comma separated, e.g. "raise 3, accept_raise, play_face_up 7h"')
+    ex.add_argument("--solved", metavar="DIR", help="a finished match run (default: the rules' own)")
+    ex.add_argument("--no-solve", action="store_true", help="never solve on demand (the default solves a missing "
+                    "small-deck grid or full-deck eleven row once)")
+    add_rules_options(ex, spanish=False)
+    ex.set_defaults(func=run, prog=PROG)
+
+
+def run(args: argparse.Namespace) -> int:
+    rules = rules_from_args(args)
+    check_score(rules, args.score)
+    if rules.vira and args.vira is None:
+        raise CliError(f"argument --vira: rule set {rules.name} turns a vira: give the card, e.g. 4c")
+    try:
+        adv = explain(args.score, args.dealer, args.vira, args.hand, args.history, solved=args.solved, rules=rules,
+                      on_demand=not args.no_solve)
+    except (ExplainError, ValueError) as e:
+        raise CliError(str(e)) from None
+    print(adv)
+    return 0 if adv.reached else 1

@@ -1,0 +1,89 @@
+"""``truco-lab match``: every score cell in match equity, by backward induction."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from solvers.cfr import ALGORITHMS
+from truco_lab.abstraction.tree import ALL_PRUNES
+from truco_lab.cli.common import CliError, add_rules_options, positive_float, positive_int, prob, rules_from_args
+from truco_lab.lab.cell import CellError
+from truco_lab.lab.match import MatchConfig
+from truco_lab.lab.match_run import MatchRun, main
+from truco_lab.lab.runs import RunError, refuse_conflicting
+
+PROG = "truco-lab match"
+
+
+def cells_item(text: str):
+    """One item of ``--cells``: ``all``, ``eleven`` or a score pair ``A,B``."""
+    if text in ("all", "eleven"):
+        return text
+    try:
+        a, b = (int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected eleven, all or score pairs A,B with integers 0..11, got {text!r}"
+                                         ) from None
+    if not (0 <= a <= 11 and 0 <= b <= 11):
+        raise argparse.ArgumentTypeError(f"expected eleven, all or score pairs A,B with integers 0..11, got {text!r}")
+    return a, b
+
+
+def cells_of(items: list) -> str | list[tuple[int, int]]:
+    if len(items) == 1 and isinstance(items[0], str):
+        return items[0]
+    if any(isinstance(x, str) for x in items):
+        raise CliError("argument --cells: 'all' and 'eleven' stand alone, not beside score pairs")
+    return list(items)
+
+
+def add_parser(sub) -> None:
+    ma = sub.add_parser("match", help="solve the match: every score cell in match equity, by backward induction")
+    ma.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    ma.add_argument("--cells", type=cells_item, nargs="+", default=["all"], metavar="eleven|all|A,B ...",
+                    help="cells to solve (their successors are included): all (default), eleven, or score pairs")
+    ma.add_argument("--target-exploitability", type=positive_float, default=1e-3, metavar="E",
+                    help="per cell and vira class, in match-win probability (default 1e-3)")
+    ma.add_argument("--max-iterations", type=positive_int, default=5000, help="cap per cell (default 5000)")
+    ma.add_argument("--algorithm", choices=ALGORITHMS, default="dcfr", help="CFR variant (default dcfr)")
+    ma.add_argument("--executor", choices=("local", "ray"), default="local", help="local process pool or Ray")
+    ma.add_argument("--ray-address", metavar="ADDR", help="join this Ray cluster (default: start a local Ray)")
+    ma.add_argument("--workers", type=positive_int, default=2, help="parallel workers (default 2)")
+    ma.add_argument("--threads", type=positive_int, default=1,
+                    help="threads per worker's passes (default 1: the workers use the cores)")
+    ma.add_argument("--plan", action="store_true", help="solve nothing: list cells, predicted memory and time")
+    ma.add_argument("--resume", action="store_true", help="continue this run in DIR (finished cells are kept)")
+    ma.add_argument("--fresh", action="store_true", help="overwrite DIR if it holds another run")
+    ma.add_argument("--check-every", type=positive_int, default=5, help="iterations between exploitability checks")
+    ma.add_argument("--no-warm-start", action="store_true", help="start every cell from zero regrets")
+    ma.add_argument("--stream-over", type=positive_float, default=None, metavar="GB",
+                    help="stream cells predicted to need more than GB in memory from disk (split depth 3, "
+                         "cold start): full-ladder cells on 24 GB machines, e.g. --stream-over 20")
+    ma.add_argument("--no-table", action="store_true", help="write no strategy tables")
+    ma.add_argument("--table-min-reach", type=prob, default=0.0, metavar="P",
+                    help="leave out information sets the equilibrium reaches with probability below P")
+    ma.add_argument("--prunes", choices=("all", "none"), default="all", help="value-preserving prunes (default all)")
+    add_rules_options(ma, spanish=False)
+    ma.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    ma.set_defaults(func=run, prog=PROG)
+
+
+def run(args: argparse.Namespace) -> int:
+    refuse_conflicting(args.resume, args.fresh)
+    rules = rules_from_args(args)
+    cfg = MatchConfig(rules, prunes=ALL_PRUNES if args.prunes == "all" else 0, algorithm=args.algorithm,
+                      target=args.target_exploitability, max_iterations=args.max_iterations,
+                      check_every=args.check_every, table=not args.no_table, table_min_reach=args.table_min_reach,
+                      warm_start=not args.no_warm_start, threads=args.threads,
+                      stream_over_gb=float("inf") if args.stream_over is None else args.stream_over)
+    how = MatchRun(cells_of(args.cells), Path(args.out), plan_only=args.plan, executor=args.executor,
+                   workers=args.workers, address=args.ray_address, resume=args.resume, fresh=args.fresh,
+                   progress=not args.quiet)
+    try:
+        return main(cfg, how)
+    except (RunError, CellError, ValueError) as e:
+        raise CliError(str(e)) from None
+    except KeyboardInterrupt:
+        raise CliError(f"interrupted; finished cells and checkpoints are in {args.out}, continue with --resume",
+                       130) from None

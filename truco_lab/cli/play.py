@@ -1,0 +1,49 @@
+"""``truco-lab play``: a match (or one hand) against a bot at the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import random
+
+from truco_lab.cli.common import CliError, add_rules_options, check_score, rules_from_args, score_pair, seed
+from truco_lab.lab.match_run import ensure_solved
+from truco_lab.lab.policy import MatchStrategy
+from truco_lab.people.play import Table
+from truco_lab.people.roster import make_bot
+
+PROG = "truco-lab play"
+
+
+def add_parser(sub) -> None:
+    pl = sub.add_parser("play", help="play against a bot in the terminal (a match to 12, or --hand)")
+    pl.add_argument("--bot", choices=("solved", "heuristic", "heuristic-high", "heuristic-low", "random"),
+                    default="heuristic-high", help="the opponent (default heuristic-high)")
+    pl.add_argument("--hints", action="store_true", help="show the solution before each decision and your losses after")
+    pl.add_argument("--seed", type=seed, default=None, help="seed of the deals (default: random)")
+    pl.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat (player 1 deals first)")
+    pl.add_argument("--hand", action="store_true", help="one hand instead of a match")
+    pl.add_argument("--score", type=score_pair, default=None, metavar="A,B", help="with --hand: the score")
+    pl.add_argument("--dealer", type=int, choices=(0, 1), default=1, help="with --hand: the dealer")
+    pl.add_argument("--solved", metavar="DIR", help="a finished match run (default: the rules' own)")
+    pl.add_argument("--no-solve", action="store_true", help="never solve on demand")
+    add_rules_options(pl, spanish=False)
+    pl.set_defaults(func=run, prog=PROG)
+
+
+def run(args: argparse.Namespace) -> int:
+    rules = rules_from_args(args)
+    check_score(rules, args.score)
+    strategy = None
+    if args.bot == "solved" or args.hints:
+        try:
+            out = ensure_solved(rules, args.solved, on_demand=not args.no_solve)
+        except ValueError as e:
+            raise CliError(str(e)) from None
+        if out is None:
+            raise CliError("--bot solved and --hints need a solved match run: give --solved DIR or drop --no-solve")
+        strategy = MatchStrategy(out)
+    deal_seed = random.randrange(2**31) if args.seed is None else args.seed
+    bot = make_bot(args.bot, deal_seed + 1, strategy)
+    table = Table(rules, bot, match=not args.hand, seat=args.seat, seed=deal_seed,
+                  hints=strategy if args.hints else None, score=args.score or (0, 0), dealer=args.dealer)
+    return table.run()

@@ -1,0 +1,274 @@
+"""``truco-lab solve``: one hand cell, every vira class or one, natively (or the generic tree for argentino)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyspiel
+
+from solvers.api import solve
+from solvers.cfr import ALGORITHMS
+from solvers.storage import available_memory_gb, stable_hash, write_json
+from solvers.tree import estimate_tree_size
+from truco_lab.abstraction.levels import ViraClass, vira_class_of, vira_classes
+from truco_lab.abstraction.payoff import units
+from truco_lab.abstraction.tree import ALL_PRUNES
+from truco_lab.cli.common import (
+    CliError,
+    add_rules_options,
+    check_score,
+    nonneg_int,
+    positive_float,
+    positive_int,
+    prob,
+    rules_from_args,
+    score_pair,
+)
+from truco_lab.lab.cell import CellError, CellJob, CellSpec, Stop, run_cell
+from truco_lab.lab.equity import EquityTable
+from truco_lab.lab.match import plan
+from truco_lab.lab.runs import Progress, RunError, claim, refuse_conflicting
+from truco_lab.openspiel.games import openspiel_hand
+from truco_lab.rules import RuleSet, sees_own_cards
+
+PROG = "truco-lab solve"
+MAX_WALK_NODES = 50e6  # the generic walk's tree on this machine
+
+
+def add_parser(sub) -> None:
+    so = sub.add_parser("solve", help="solve hand cells natively; writes Parquet tables, checkpoints, summary.json")
+    so.add_argument("--score", type=score_pair, required=True, metavar="A,B", help="scores at the start of the hand")
+    so.add_argument("--dealer", type=int, choices=(0, 1), required=True, help="the dealing player")
+    so.add_argument("--vira", default=None, metavar="CARD|all",
+                    help="a turned-up card (its vira class) or all; leave out in rule sets without a vira (mineiro)")
+    so.add_argument("--ignore-memory-check", action="store_true",
+                    help="solve even when the predicted peak memory exceeds what this machine has available")
+    so.add_argument("--algorithm", choices=ALGORITHMS, default="dcfr", help="CFR variant (default dcfr)")
+    stop = so.add_mutually_exclusive_group(required=True)
+    stop.add_argument("--iterations", type=positive_int, help="run exactly N iterations per cell")
+    stop.add_argument("--target-exploitability", type=positive_float, metavar="E",
+                      help="stop each cell once its exploitability (in the payoff's units) is <= E")
+    so.add_argument("--max-iterations", type=positive_int, default=100_000, help="cap with a target (default 100000)")
+    so.add_argument("--payoff", choices=("points", "equity"), default="points",
+                    help="terminal payoffs: points (default) or match-win probability (needs --equity)")
+    so.add_argument("--equity", metavar="FILE", help="equity.parquet of a match run (successor values)")
+    so.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    so.add_argument("--resume", action="store_true", help="continue this run in DIR (finished cells are kept)")
+    so.add_argument("--fresh", action="store_true", help="overwrite DIR if it holds another run")
+    so.add_argument("--check-every", type=positive_int, default=5, help="iterations between exploitability checks")
+    so.add_argument("--checkpoint-every", type=positive_int, default=50, help="iterations between checkpoints")
+    so.add_argument("--prunes", choices=("all", "none"), default="all", help="value-preserving prunes (default all)")
+    so.add_argument("--no-table", action="store_true", help="write no strategy table")
+    so.add_argument("--threads", type=positive_int, default=2,
+                    help="threads per pass (default 2: subtrees in parallel; 1 for the sequential passes)")
+    so.add_argument("--split-depth", type=nonneg_int, default=0, metavar="D",
+                    help="stream the tree from disk, cut at public depth D (3 for full-ladder cells: the 0x0 "
+                         "cell in ~10 GB); parts go to DIR/parts. 0 (default): the whole tree in memory")
+    so.add_argument("--table-min-reach", type=prob, default=0.0, metavar="P",
+                    help="leave out information sets the equilibrium reaches with probability below P")
+    add_rules_options(so, argentine_options=True)
+    so.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    so.set_defaults(func=run, prog=PROG)
+
+
+def run(args: argparse.Namespace) -> int:
+    refuse_conflicting(args.resume, args.fresh)
+    rules = rules_from_args(args)
+    check_score(rules, args.score)
+    if rules.pack != "french":
+        return _solve_generic(args, rules)
+    req = _request(args, rules)
+    _memory_guard(args, rules)
+    out = Path(args.out)
+    describe = {"rules": rules.to_dict(), "score": list(args.score), "dealer": args.dealer, "prunes": req.prunes,
+                "payoff": args.payoff, "algorithm": args.algorithm,
+                "equity": req.equity.key() if req.equity is not None else None}
+    try:
+        claim(out, "solve", stable_hash(describe), describe, resume=args.resume, fresh=args.fresh)
+    except RunError as e:
+        raise CliError(str(e)) from None
+    summary = _run_classes(args, req, out, describe)
+    for c in summary["cells"]:
+        spi = f"{c['seconds_per_iteration']:.3f} s/it" if c["seconds_per_iteration"] else "reused"
+        print(f"vira {c['vira']:>3} (class {c['vira_class']}): value {c['game_value']:+.5f}  "
+              f"exploitability {c['exploitability']:.2e}  {c['iterations']} it  {spi}  {c['infosets']:,} infosets  "
+              f"{c['entries']:,} entries  {c['bytes_per_entry_total']:.0f} B/entry  peak {c['peak_memory_gb']:.2f} GB")
+    print(f"game value {summary['game_value']:+.6f} {summary['units']}, exploitability "
+          f"{summary['exploitability']:.3e}, written to {out}/summary.json")
+    if not summary["target_met"]:
+        print(f"{PROG}: warning: target exploitability {args.target_exploitability:g} not reached within "
+              f"--max-iterations {args.max_iterations} (see target_met in summary.json)", file=sys.stderr)
+        return 3
+    return 0
+
+
+@dataclass(frozen=True)
+class _Request:
+    """What the arguments ask for, checked: the vira classes (with their labels), the payoff's equity
+    table, the prunes and the stopping rule."""
+
+    rules: RuleSet
+    viras: list[tuple[ViraClass, str]]
+    vira: str  # "all" or the one card's literal
+    equity: EquityTable | None
+    prunes: int
+    stop: Stop
+
+
+def _request(args: argparse.Namespace, rules: RuleSet) -> _Request:
+    a, b = args.score
+    vira_arg = args.vira
+    if not rules.vira:
+        if (vira_arg or "all").lower() not in ("all", "none"):
+            raise CliError(f"argument --vira: rule set {rules.name} turns no vira (its manilhas are fixed); "
+                           f"leave --vira out, got {vira_arg!r}")
+        vira_arg = "all"
+    elif vira_arg is None:
+        raise CliError(f"argument --vira: rule set {rules.name} turns a vira: give a card (e.g. 7c) or all")
+    if vira_arg.lower() == "all":
+        viras = [(vc, vc.name) for vc in vira_classes(rules)]
+    else:
+        try:
+            card = rules.parse_card(vira_arg)
+            viras = [(vira_class_of(rules, card), rules.card_str(card))]
+        except ValueError:
+            raise CliError(f"argument --vira: expected 'all' or a card of the deck (ranks {rules.ranks}, "
+                           f"suits {rules.suits}, e.g. 7c), got {vira_arg!r}") from None
+    if not sees_own_cards(rules, (a, b)):
+        raise CliError(f"argument --score: under {rules.name} the {a}x{b} hand is played blind (no decisions): "
+                       "nothing to solve")
+    equity = None
+    if args.payoff == "equity":
+        if not args.equity:
+            raise CliError("argument --equity: --payoff equity needs --equity FILE (an equity.parquet)")
+        try:
+            equity = EquityTable.load(args.equity)
+        except ValueError as e:
+            raise CliError(f"argument --equity: {e}") from None
+    elif args.equity:
+        raise CliError("argument --equity: only with --payoff equity")
+    try:
+        stop = Stop(iterations=args.iterations, target=args.target_exploitability,
+                    max_iterations=args.max_iterations, check_every=args.check_every,
+                    checkpoint_every=args.checkpoint_every)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    return _Request(rules, viras, "all" if vira_arg.lower() == "all" else viras[0][1], equity,
+                    ALL_PRUNES if args.prunes == "all" else 0, stop)
+
+
+def _memory_guard(args: argparse.Namespace, rules: RuleSet) -> None:
+    """Refuse up front a cell this machine cannot hold (the plan's prediction against what is available)."""
+    if args.ignore_memory_check:
+        return
+    a, b = args.score
+    row = plan(rules, [(a, b, args.dealer)], ALL_PRUNES if args.prunes == "all" else 0)[0]
+    need = row.streamed_peak_gb(args.threads) if args.split_depth else row.peak_gb
+    have = available_memory_gb()
+    if need > have:
+        hint = "" if args.split_depth else "--split-depth 3 (stream the tree from disk), "
+        raise CliError(f"cell {a}x{b} needs ~{need:.0f} GB per vira class (predicted from the measured tiers, "
+                       f"`truco-lab match --plan`), this machine has {have:.0f} GB available: solve a small "
+                       f"variant (--ranks/--suits/--max-stake), {hint}a bigger machine, or --ignore-memory-check")
+
+
+def _run_classes(args: argparse.Namespace, req: _Request, out: Path, describe: dict) -> dict:
+    """Solve each requested vira class in turn; the summary is rewritten after each."""
+    a, b = args.score
+    try:
+        specs = [(CellSpec.make(req.rules, a, b, args.dealer, vc.index, prunes=req.prunes, payoff=args.payoff,
+                                equity=req.equity, algorithm=args.algorithm), label) for vc, label in req.viras]
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    cells: list[dict] = []
+    for spec, label in specs:
+        job = CellJob(spec, req.stop, workdir=str(out), table=not args.no_table, table_min_reach=args.table_min_reach,
+                      resume=True, split_depth=args.split_depth, threads=args.threads)
+        bar = Progress(f"vira {label} d{args.dealer}", req.stop.target, req.stop.iterations, enabled=not args.quiet)
+        try:
+            res = run_cell(job, progress=bar)
+        except KeyboardInterrupt:
+            bar.close()
+            raise CliError(f"interrupted; checkpoints are in {out}/checkpoints, continue with --resume", 130) from None
+        except CellError as e:
+            bar.close()
+            raise CliError(str(e)) from None
+        bar.close()
+        d = res.to_dict()
+        d["vira"] = label
+        cells.append(d)
+        write_json(out / "summary.json", _summary(cells, args, req, describe))
+    return _summary(cells, args, req, describe)
+
+
+def _summary(cells: list[dict], args: argparse.Namespace, req: _Request, describe: dict) -> dict:
+    w = np.array([c["vira_weight"] for c in cells])
+    w = w / w.sum() if len(cells) > 1 else np.ones(1)
+    secs = [c["seconds_per_iteration"] for c in cells if c["seconds_per_iteration"]]
+    return {
+        "game_value": float(np.dot(w, [c["game_value"] for c in cells])),
+        "exploitability": float(np.dot(w, [c["exploitability"] for c in cells])),
+        "iterations": max(c["iterations"] for c in cells),
+        "seconds_per_iteration": float(np.mean(secs)) if secs else None,
+        "score": list(args.score), "dealer": args.dealer, "vira": req.vira,
+        "algorithm": args.algorithm, "payoff": args.payoff, "units": units(args.payoff),
+        "target": args.target_exploitability, "target_met": all(c["target_met"] for c in cells),
+        "peak_memory_gb": max(c["peak_memory_gb"] for c in cells), "run": describe,
+        "cells": cells,
+    }
+
+
+def _solve_generic(args: argparse.Namespace, rules: RuleSet) -> int:
+    """``solve`` for rule sets without a native tree builder (argentino): the OpenSpiel game is walked once
+    into a flat tree and solved by CFR; exploitability is exact (best response on that tree)."""
+    if args.vira not in (None, "all", "none"):
+        raise CliError(f"argument --vira: rule set {rules.name} turns no vira; leave --vira out, got {args.vira!r}")
+    if args.payoff != "points":
+        raise CliError(f"argument --payoff: rule set {rules.name} is solved in points (the match solver covers "
+                       "the paulista family)")
+    a, b = args.score
+    game = pyspiel.load_game(*openspiel_hand(rules, a, b, args.dealer))
+    nodes = estimate_tree_size(game)
+    if nodes > MAX_WALK_NODES and not args.ignore_memory_check:
+        raise CliError(f"this {rules.name} hand has ~{nodes:.1e} nodes, too many to walk into a tree on this "
+                       "machine (limit 5e7): solve a small variant (--ranks/--suits/--max-stake), or "
+                       "--ignore-memory-check")
+    out = Path(args.out)
+    describe = {"rules": rules.to_dict(), "score": [a, b], "dealer": args.dealer, "algorithm": args.algorithm,
+                "tree": "openspiel"}
+    try:
+        claim(out, "solve", stable_hash(describe), describe, resume=args.resume, fresh=args.fresh)
+    except RunError as e:
+        raise CliError(str(e)) from None
+    ck = out / "checkpoints" / "hand.npz"
+    t0 = time.perf_counter()
+    try:
+        res = solve(game, args.algorithm, iterations=args.iterations or args.max_iterations,
+                    target_exploitability=args.target_exploitability, tree="openspiel", check_every=args.check_every,
+                    checkpoint=ck, checkpoint_every=args.checkpoint_every, resume=args.resume and ck.exists(),
+                    progress=not args.quiet, max_nodes=None if args.ignore_memory_check else MAX_WALK_NODES)
+    except KeyboardInterrupt:
+        raise CliError(f"interrupted; the checkpoint is in {ck}, continue with --resume", 130) from None
+    except (ValueError, MemoryError) as e:
+        raise CliError(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+    target_met = args.target_exploitability is None or res.exploitability <= args.target_exploitability
+    if not args.no_table:
+        res.table().write(out / "strategy.parquet")
+    summary = {"run": describe, "game": str(game), "units": "points", "game_value": res.game_value,
+               "exploitability": res.exploitability, "iterations": res.iterations,
+               "seconds": time.perf_counter() - t0, "infosets": int(len(res.tree.infoset_keys)),
+               "target": args.target_exploitability, "target_met": target_met,
+               "history": [list(h) for h in res.history]}
+    write_json(out / "summary.json", summary)
+    print(f"game value {res.game_value:+.6f} points, exploitability {res.exploitability:.3e}, "
+          f"{res.iterations} it, {summary['infosets']:,} infosets, written to {out}/summary.json")
+    if not target_met:
+        print(f"{PROG}: warning: target exploitability {args.target_exploitability:g} not reached within "
+              f"--max-iterations {args.max_iterations} (see target_met in summary.json)", file=sys.stderr)
+        return 3
+    return 0

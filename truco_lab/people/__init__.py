@@ -1,0 +1,1 @@
+"""The people layer: bots, best-response bots, the arena, the solution's advice, the terminal table."""
