@@ -492,6 +492,55 @@ def new_hand(s, r, dealer, score0, score1, cards, vira):
 
 
 @nb.njit(cache=True)
+def restore(s, r, dealer, score, start, value, vira, rlead, rwin, nrounds, pcard, pdown, cur_leader, cur_n,
+            hands, played, pending, last_raiser, decision, locked, winner) -> None:
+    """Write a whole heads-up-or-team state from its parts (the one way a loaded state reaches the slots):
+    ``score``/``start`` per side, round leaders and winners (``rwin``: 0, 1 or TIE), ``pcard``/``pdown``
+    per play in hand order, ``hands`` per seat slot (played cards first), ``played`` a bit mask per seat,
+    ``pending`` = (raise target, what a fold pays, raiser) with target 0 for none."""
+    s[:] = 0
+    ns = r[R_SEATS]
+    s[EXTRA_SEATS] = ns - 2
+    s[DEALER] = dealer
+    for p in range(2):
+        s[SCORE + p] = score[p]
+        s[START + p] = start[p]
+    s[VALUE] = value
+    s[VIRA] = vira if r[R_VIRA] != 0 else -1
+    s[MANILHA] = manilha_for(r, vira)
+    for i in range(3):
+        s[RLEAD + i] = rlead[i]
+        s[RWIN + i] = rwin[i]
+    s[NROUNDS] = nrounds
+    for i in range(12):
+        s[PCARD + i] = pcard[i] if i < pcard.shape[0] else -1
+        s[PDOWN + i] = pdown[i] if i < pdown.shape[0] else 0
+    s[CUR_LEADER] = cur_leader
+    s[CUR_N] = cur_n
+    for i in range(hands.shape[0]):
+        s[HAND + i] = hands[i]
+    for p in range(played.shape[0]):
+        s[PLAYED + p] = played[p]
+    s[PEND_TO] = pending[0]
+    s[PEND_PREV] = pending[1]
+    s[PEND_BY] = pending[2]
+    s[LAST_RAISER] = last_raiser
+    s[DECISION] = decision
+    s[LOCKED] = locked
+    s[WINNER] = winner
+    s[ENV_BY] = -1
+    s[ENV_WIN] = -1
+
+
+@nb.njit(cache=True, inline="always")
+def manilha_for(r, vira) -> int:
+    """The manilha rank a vira names (-1 in rule sets without a vira: their manilhas are fixed cards)."""
+    if r[R_VIRA] == 0:
+        return -1
+    return r[R_NEXT_RANK + (vira >> 2)]
+
+
+@nb.njit(cache=True)
 def envido_points(a, b, c, r) -> int:
     """Seed 004 §5: two cards of one suit score their values plus 20 (three of a suit: the best two);
     with no two of a suit, the highest single value. Values come from the rules' table."""
