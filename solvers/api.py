@@ -56,17 +56,24 @@ class SolveResult:
     def native(self) -> bool:
         return isinstance(self.solver, SubgameSolver)
 
-    def to_openspiel_policy(self):
-        """The average profile as an ``open_spiel`` TabularPolicy (small games)."""
+    def to_openspiel_policy(self, warn=None):
+        """The average profile as an ``open_spiel`` TabularPolicy (small games). States off the solved tree
+        (after an action it prunes: the solution never reaches them) play uniformly, as TabularPolicy does;
+        how many there are is said through ``warn`` (default: a ``UserWarning``) and kept in
+        ``policy.off_tree_states``."""
+        import warnings
+
         from open_spiel.python import policy as policy_lib
 
         pol = policy_lib.TabularPolicy(self.game)
         if self.native:
             trees = self.solver.trees
             avgs = [s.average_strategy() for s in self.solver.solvers]
+            off = 0
             for row, state in enumerate(pol.states):
                 part, route = _route(trees, state)
                 if not route:
+                    off += 1
                     continue  # TabularPolicy's default: uniform over legal actions
                 pol.action_probability_array[row, :] = 0.0
                 share: dict[int, int] = {}  # actions sharing a slot (e.g. equivalent cards) split it evenly
@@ -75,6 +82,11 @@ class SolveResult:
                 for a, slot in route.items():
                     if slot >= 0:
                         pol.action_probability_array[row, a] = avgs[part][slot] / share[slot]
+            pol.off_tree_states = off
+            if off:
+                msg = (f"{off} of {len(pol.states)} information states lie off the solved tree (after actions its "
+                       "prunes drop, never reached by the solution); they play uniformly")
+                (warn or (lambda m: warnings.warn(m, UserWarning, stacklevel=3)))(msg)
             return pol
         avg = self.solver.average_strategy()
         t = self.tree

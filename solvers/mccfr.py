@@ -11,12 +11,13 @@ no Python in it:
 - ``legal(g, s, out) -> int``: the legal actions, written to ``out``;
 - ``apply(g, s, h, action)``: play ``action`` in place;
 - ``utility(g, s, p) -> float``: player ``p``'s payoff at a terminal;
-- ``key(g, s, h, p) -> uint64``: a hash of player ``p``'s information state.
+- ``key(g, s, h, p) -> uint64``: a hash of player ``p``'s information state;
+- ``check(g, s, h, p) -> uint64`` (optional): a second hash of it, independent of ``key``.
 
 Information sets live in an open-addressing hash table (uint64 keys) over flat regret and strategy-sum
-arrays, sized once from ``capacity``. Two information states with equal 64-bit keys would share a table
-row; at 10^8 sets the chance of any collision is ~3e-4, and the state's action count is checked on every
-visit (a mismatch raises).
+arrays, sized once from ``capacity``. Each row also keeps the state's ``check`` hash and action count, compared
+on every visit: two information states with equal 64-bit keys are refused (an error), never merged; an
+undetected merge needs both 64-bit hashes to collide at once.
 """
 
 from __future__ import annotations
@@ -49,12 +50,18 @@ class SampledGame:
     key: object
     name: str = ""
     num_players: int = 2  # more than two (a team game): CFR's average carries no equilibrium guarantee
+    check: object = None  # a second hash of the information state, independent of ``key`` (same signature)
+
+    def __post_init__(self) -> None:
+        if self.check is None:  # without one, a collision is caught only when the action counts differ
+            object.__setattr__(self, "check", self.key)
 
 
 @nb.njit(cache=True)
-def _lookup(keys, index, ioff, inact, cnt, k, n) -> int:
-    """Row of information-set key ``k`` with ``n`` actions, created on first sight; -1 when full,
-    -2 when a row with this key has another action count (a hash collision)."""
+def _lookup(keys, checks, index, ioff, inact, cnt, k, c, n) -> int:
+    """Row of information-set key ``k`` (second, independent hash ``c``) with ``n`` actions, created on first
+    sight; -1 when full, -2 when a row with this key has another check hash or action count (two information
+    states collided on the key: refused, never merged)."""
     if k == EMPTY:
         k = np.uint64(1)
     mask = keys.shape[0] - 1
@@ -63,12 +70,13 @@ def _lookup(keys, index, ioff, inact, cnt, k, n) -> int:
         kk = keys[j]
         if kk == k:
             row = index[j]
-            return row if inact[row] == n else -2
+            return row if inact[row] == n and checks[row] == c else -2
         if kk == EMPTY:
             row = cnt[0]
             if row >= ioff.shape[0] - 1 or cnt[1] + n > cnt[2]:
                 return -1
             keys[j] = k
+            checks[row] = c
             index[j] = row
             ioff[row] = cnt[1]
             inact[row] = n
@@ -94,7 +102,7 @@ def _match(regrets, off, n, out):
 
 
 @nb.njit(cache=True)
-def _external(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d, p, w, keys, index, ioff, inact,
+def _external(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, d, p, w, keys, checks, index, ioff, inact,
               regrets, ssum, cnt, rng) -> float:
     """External sampling: every action of ``p``, one sampled action of the opponent."""
     s = S[d]
@@ -103,7 +111,7 @@ def _external(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d, p, 
     if q < 0:
         return utility(g, s, p)
     n = legal(g, s, A[d])
-    row = _lookup(keys, index, ioff, inact, cnt, key(g, s, h, q), n)
+    row = _lookup(keys, checks, index, ioff, inact, cnt, key(g, s, h, q), check(g, s, h, q), n)
     if row < 0:
         cnt[3] = row
         return 0.0
@@ -117,7 +125,7 @@ def _external(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d, p, 
             S[d + 1, :] = s
             H[d + 1, :] = h
             apply(g, S[d + 1], H[d + 1], A[d, i])
-            v = _external(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d + 1, p, w, keys, index,
+            v = _external(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, d + 1, p, w, keys, checks, index,
                           ioff, inact, regrets, ssum, cnt, rng)
             vals[i] = v
             node += sig[i] * v
@@ -135,12 +143,12 @@ def _external(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d, p, 
     S[d + 1, :] = s
     H[d + 1, :] = h
     apply(g, S[d + 1], H[d + 1], A[d, i])
-    return _external(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d + 1, p, w, keys, index, ioff,
+    return _external(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, d + 1, p, w, keys, checks, index, ioff,
                      inact, regrets, ssum, cnt, rng)
 
 
 @nb.njit(cache=True)
-def _outcome(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d, p, w, eps, my, opp, samp, keys,
+def _outcome(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, d, p, w, eps, my, opp, samp, keys, checks,
              index, ioff, inact, regrets, ssum, cnt, rng) -> float:
     """Outcome sampling: one trajectory, ``p`` explores with probability ``eps``; returns the sampled
     value estimate of this node for ``p`` (importance-weighted by the trajectory's sampling probability)."""
@@ -150,7 +158,7 @@ def _outcome(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d, p, w
     if q < 0:
         return utility(g, s, p)
     n = legal(g, s, A[d])
-    row = _lookup(keys, index, ioff, inact, cnt, key(g, s, h, q), n)
+    row = _lookup(keys, checks, index, ioff, inact, cnt, key(g, s, h, q), check(g, s, h, q), n)
     if row < 0:
         cnt[3] = row
         return 0.0
@@ -171,8 +179,8 @@ def _outcome(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d, p, w
     S[d + 1, :] = s
     H[d + 1, :] = h
     apply(g, S[d + 1], H[d + 1], A[d, i])
-    child = _outcome(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d + 1, p, w, eps,
-                     my * si if q == p else my, opp if q == p else opp * si, samp * qi, keys, index, ioff, inact,
+    child = _outcome(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, d + 1, p, w, eps,
+                     my * si if q == p else my, opp if q == p else opp * si, samp * qi, keys, checks, index, ioff, inact,
                      regrets, ssum, cnt, rng)
     cv = child / qi  # the sampled child's value estimate; the others' are 0
     value = si * cv
@@ -187,17 +195,17 @@ def _outcome(deal, player, legal, apply, utility, key, g, S, H, A, P, V, d, p, w
 
 
 @nb.njit(cache=True)
-def _iterate(deal, player, legal, apply, utility, key, g, S, H, A, P, V, t0, iters, outcome, eps, linear, keys,
+def _iterate(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, t0, iters, outcome, eps, linear, keys, checks,
              index, ioff, inact, regrets, ssum, cnt, rng, nplayers):
     for t in range(t0, t0 + iters):
         w = float(t + 1) if linear else 1.0
         for p in range(nplayers):
             deal(g, S[0], H[0], rng)
             if outcome:
-                _outcome(deal, player, legal, apply, utility, key, g, S, H, A, P, V, 0, p, w, eps, 1.0, 1.0, 1.0,
-                         keys, index, ioff, inact, regrets, ssum, cnt, rng)
+                _outcome(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, 0, p, w, eps, 1.0, 1.0, 1.0,
+                         keys, checks, index, ioff, inact, regrets, ssum, cnt, rng)
             else:
-                _external(deal, player, legal, apply, utility, key, g, S, H, A, P, V, 0, p, w, keys, index, ioff,
+                _external(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, 0, p, w, keys, checks, index, ioff,
                           inact, regrets, ssum, cnt, rng)
             if cnt[3] != 0:
                 return t
@@ -249,6 +257,7 @@ class MCCFRSolver:
         self.index = np.zeros(size, np.int32)
         self.ioff = np.zeros(capacity + 1, np.int64)
         self.inact = np.zeros(capacity + 1, np.int8)
+        self.checks = np.zeros(capacity + 1, np.uint64)
         nslots = int(capacity * slots_per_set)
         self.regrets = np.zeros(nslots, np.float64)
         self.ssum = np.zeros(nslots, np.float64)
@@ -272,9 +281,9 @@ class MCCFRSolver:
         Interrupted (Ctrl-C) between calls, nothing is half-updated: keep ``n`` modest and loop."""
         gm = self.game
         t = time.perf_counter()
-        done = _iterate(gm.deal, gm.player, gm.legal, gm.apply, gm.utility, gm.key, gm.g, self.S, self.H, self.A,
+        done = _iterate(gm.deal, gm.player, gm.legal, gm.apply, gm.utility, gm.key, gm.check, gm.g, self.S, self.H, self.A,
                         self.P, self.V, self.iteration, int(n), self.sampling == "outcome", self.epsilon, self.linear,
-                        self.keys, self.index, self.ioff, self.inact, self.regrets, self.ssum, self.cnt, self.rng,
+                        self.keys, self.checks, self.index, self.ioff, self.inact, self.regrets, self.ssum, self.cnt, self.rng,
                         gm.num_players)
         self.seconds += time.perf_counter() - t
         self.iteration = int(done)
@@ -282,8 +291,8 @@ class MCCFRSolver:
             raise MemoryError(f"the MCCFR table is full ({self.num_infosets:,} information sets, "
                               f"{int(self.cnt[1]):,} slots): create the solver with a larger capacity")
         if self.cnt[3] == -2:
-            raise RuntimeError("two information states share a 64-bit key with different action counts "
-                               "(a hash collision); use another key function")
+            raise RuntimeError("two information states share a 64-bit key (their check hashes or action counts "
+                               "differ: a hash collision, refused rather than merged); use another key function")
 
     def compile(self) -> None:
         """Compile the jitted loop for this game (the first call takes seconds); no iteration, no time counted."""
@@ -298,9 +307,10 @@ class MCCFRSolver:
         return out
 
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self.keys, self.index, self.ioff, self.inact, self.regrets, self.ssum))
+        return sum(a.nbytes for a in (self.keys, self.checks, self.index, self.ioff, self.inact, self.regrets,
+                                      self.ssum))
 
-    _ARRAYS = ("keys", "index", "ioff", "inact", "regrets", "ssum", "cnt", "rng")
+    _ARRAYS = ("keys", "checks", "index", "ioff", "inact", "regrets", "ssum", "cnt", "rng")
 
     def save(self, path, key: str = "") -> None:
         """Atomic checkpoint of whole iterations (``iterate`` never returns half-way), tagged with ``key``

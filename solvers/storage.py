@@ -83,7 +83,8 @@ def rss_gb() -> float:
 
 
 def available_memory_gb() -> float:
-    """Memory the kernel could give a new job now (``MemAvailable``, GB); ``inf`` if unknown."""
+    """Memory the kernel could give a new job now (``MemAvailable``, GB; else the free physical pages).
+    ``OSError`` when neither can be read: a memory guard must not pass by not knowing."""
     try:
         with open("/proc/meminfo") as f:
             for line in f:
@@ -91,7 +92,10 @@ def available_memory_gb() -> float:
                     return int(line.split()[1]) / 2**20
     except OSError:
         pass
-    return float("inf")
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
+    except (ValueError, OSError, AttributeError):
+        raise OSError("cannot tell how much memory is available (no /proc/meminfo, no sysconf)") from None
 
 
 def peak_rss_gb() -> float:

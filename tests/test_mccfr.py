@@ -192,3 +192,18 @@ def test_cli_mccfr_runs_resumes_and_reports(tmp_path, capsys):
     assert "team game" in capsys.readouterr().err and not (tmp_path / "x").exists()
     assert main(team + ["--iterations", "100000", "--capacity", "64", "--out", str(tmp_path / "full")]) == 2
     assert "--capacity" in capsys.readouterr().err
+
+
+@nb.njit(cache=True)
+def k_bad_key(g, s, h, p):
+    return np.uint64(7)  # every information set on one key: each decision here has two actions
+
+
+def test_a_key_collision_is_refused_not_merged():
+    """Kuhn's information sets all have two actions, so the action count cannot tell them apart: only the
+    check hash (the real key) does. A collision must stop the run, never share a row silently."""
+    bad = SampledGame(np.zeros(1, np.int32), 6, 2, k_deal, k_player, k_legal, k_apply, k_utility, k_bad_key,
+                      "kuhn-colliding", check=k_key)
+    s = MCCFRSolver(bad, sampling="external", capacity=64, seed=0)
+    with pytest.raises(RuntimeError, match="collision"):
+        s.iterate(10)

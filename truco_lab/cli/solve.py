@@ -169,7 +169,10 @@ def _memory_guard(args: argparse.Namespace, rules: RuleSet) -> None:
     a, b = args.score
     row = plan(rules, [(a, b, args.dealer)], ALL_PRUNES if args.prunes == "all" else 0)[0]
     need = row.streamed_peak_gb(args.threads) if args.split_depth else row.peak_gb
-    have = available_memory_gb()
+    try:
+        have = available_memory_gb()
+    except OSError as e:
+        raise CliError(f"{e}: the memory check cannot run; pass --ignore-memory-check to solve anyway") from None
     if need > have:
         hint = "" if args.split_depth else "--split-depth 3 (stream the tree from disk), "
         raise CliError(f"cell {a}x{b} needs ~{need:.0f} GB per vira class (predicted from the measured tiers, "

@@ -105,7 +105,13 @@ class EquityTable:
         if missing:
             raise ValueError(f"equity table {path} lacks column(s) {', '.join(missing)}")
         raw = (t.schema.metadata or {}).get(b"truco_lab")
-        target = json.loads(raw).get("target", 12) if raw else 12
+        try:
+            target = json.loads(raw)["target"] if raw else None
+        except (ValueError, KeyError, TypeError):
+            target = None
+        if not isinstance(target, int) or isinstance(target, bool) or not 2 <= target <= 30:
+            raise ValueError(f"equity table {path} does not say which target score it is for (no truco_lab "
+                             "metadata: not written by truco-lab match); rules differ in it (12, 30)")
         out = cls(target)
         df = t.to_pandas()
         for row in df.itertuples(index=False):

@@ -84,12 +84,24 @@ def _mix(k, x):
 
 @nb.njit(cache=True)
 def t_key(g, s, h, p):
+    return _info_hash(g, s, h, p, np.uint64(0x51ED27))
+
+
+@nb.njit(cache=True)
+def t_check(g, s, h, p):
+    """A second hash of the same information, from another seed: MCCFR refuses a key collision instead of
+    merging two information sets."""
+    return _info_hash(g, s, h, p, np.uint64(0xC0FFEE1234567))
+
+
+@nb.njit(cache=True)
+def _info_hash(g, s, h, p, seed):
     a = E.dealt_card(s, p, 0)
     b = E.dealt_card(s, p, 1)
     c = E.dealt_card(s, p, 2)
     lo = min(a, min(b, c))
     hi = max(a, max(b, c))
-    k = _mix(np.uint64(0x51ED27), p)
+    k = _mix(seed, p)
     k = _mix(k, lo)
     k = _mix(k, a + b + c - lo - hi)
     k = _mix(k, hi)
@@ -121,7 +133,8 @@ def t_key(g, s, h, p):
 def sampled_game(rules: RuleSet, score: tuple[int, int] = (0, 0), dealer: int = 1) -> SampledGame:
     """One hand of ``rules`` at ``score`` with ``dealer``, for :class:`solvers.mccfr.MCCFRSolver`."""
     return SampledGame(game_params(rules, score, dealer), E.STATE_SIZE, HISTORY_SIZE, t_deal, t_player, t_legal,
-                       t_apply, t_utility, t_key, f"{rules.name} {score[0]}x{score[1]} d{dealer}", rules.seats)
+                       t_apply, t_utility, t_key, f"{rules.name} {score[0]}x{score[1]} d{dealer}", rules.seats,
+                       check=t_check)
 
 
 def state_key(state, player: int) -> int:

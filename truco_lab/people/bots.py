@@ -66,6 +66,8 @@ class View:
     legal: tuple[int, ...]
     fixed: tuple[int, ...] = ()  # fixed manilhas, weakest first (rule sets without a vira)
     raise_targets: tuple[int, ...] = (3, 6, 9, 12)
+    first_leader: int = 0  # who led round 1 (three tied rounds go to them under seed 000)
+    all_tied_mode: int = 0  # the rules' all-tied mode, as the engine reads it (house rules: a draw)
 
     def power(self, card: int) -> int:
         """Trick strength of ``card`` played face up (the engine's ``strength``)."""
@@ -110,6 +112,7 @@ def view_of(s: np.ndarray, deck, legal, rules: RuleSet = PAULISTA) -> View:
         led=led, value=int(E.value(s)), pending_to=int(E.pending_to(s)) if int(E.pending_by(s)) != p else 0,
         eleven=int(E.eleven_decider(s)) == p, score=(int(E.score(s, p)), int(E.score(s, 1 - p))),
         legal=tuple(int(a) for a in legal), fixed=rules.fixed_manilha_ids(), raise_targets=rules.raise_targets,
+        first_leader=int(E.round_leader(s, 0)), all_tied_mode=int(E.rule_all_tied(rules.to_array())),
     )
 
 
@@ -166,7 +169,7 @@ def win_probability(v: View) -> float:
         arr = np.array(rw + [0] * (3 - len(rw)), np.int32)
         res = -1
         for n in range(len(rounds) + 1, len(rw) + 1):
-            res = int(E.hand_result(arr, n, me, 0))
+            res = int(E.hand_result(arr, n, v.first_leader, v.all_tied_mode))
             if res >= 0:
                 break
         if res == me:

@@ -193,13 +193,17 @@ class ResponseBot(BotBase):
         super().__init__(seed)
         self.target = target
         self.name = f"best-response({target.name})"
+        self.off_tree = 0  # decisions off the solved tree, played by the fallback (said once, counted)
 
     def probabilities(self, state) -> dict[int, float]:
         if self.target.covers(state):
             try:
                 return {self.target.strategy.best_response_action(state): 1.0}
-            except KeyError:  # off the solved tree (a pruned move earlier this hand)
-                pass
+            except KeyError as e:  # off the solved tree (a pruned move earlier this hand)
+                if not self.off_tree:
+                    self.target.notify(f"{self.name}: {str(e).strip(chr(39))}; {self.target.fallback.name} plays "
+                                       "such decisions (counted in off_tree)")
+                self.off_tree += 1
         return self.target.fallback.probabilities(state)
 
 
