@@ -45,7 +45,7 @@ class SolveResult:
             src_obj = self.solver.part(0).tree.source
         if src_obj is not None and hasattr(src_obj, "metadata"):
             src = src_obj.metadata()
-            meta.update({k: v for k, v in src.items() if k in ("rules", "keyer", "payoff", "units", "prunes")})
+            meta.update({k: v for k, v in src.items() if k in ("rules", "schema", "payoff", "units", "prunes")})
         return meta
 
     @property

@@ -1,22 +1,21 @@
 """Strategy tables: one row per (information set, action), stored as Parquet.
 
-Columns for native truco solves: ``vira`` (representative card of the vira
-class), ``vira_class``, ``score0``, ``score1``, ``dealer``, ``player``,
-``hand`` (canonical levels, strongest first, e.g. ``Zap 3 2``), ``history``
-(public actions, ``player:action``), ``hidden`` (the player's own face-down
-cards, part of the information set), ``action`` (notation string, cards as the
-level's representative card), ``probability`` (average strategy), ``reach``
-(probability the equilibrium reaches the information set, chance included),
-``action_value`` (expected points to the player after taking the action,
-given the information set is reached) and ``regret`` (the solver's cumulative
-regret). Forced information sets (one legal action) are left out unless asked.
-Run metadata (rules, algorithm, iterations, exploitability, version, date) is
-stored in the Parquet schema metadata under ``truco_lab``.
+Every table has the generic columns ``player``, ``action`` (notation string), ``probability`` (average
+strategy), ``reach`` (probability the equilibrium reaches the information set, chance included),
+``action_value`` (expected payoff to the acting player after the action, given the set is reached) and
+``regret`` (the solver's cumulative regret). The game's own key columns, their meanings and the lookup by a
+game's own notation come from its :class:`TableSchema`, which the game registers by name
+(:func:`register_schema`) and which a table names in its metadata: this module never imports a game, and no
+data file chooses code (a name selects among registered schemas only). Forced information sets (one legal
+action) are left out unless asked. Run metadata (rules, algorithm, iterations, exploitability, version,
+date) is stored in the Parquet schema metadata under ``truco_lab`` (the lab's file key).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -24,24 +23,76 @@ import pandas as pd
 
 META_KEY = b"truco_lab"
 COUNTS_KEY = b"truco_lab_counts"  # row counts known only once a streamed table is written
-KEY_COLUMNS = ("vira_class", "score0", "score1", "dealer", "player", "hand", "history", "hidden")
-COLUMN_DOC = {
-    "vira": "representative vira card of the vira class (level names below are under this vira)",
-    "vira_class": "index of the vira class (viras inducing the same card-strength multiplicities)",
-    "score0": "player 0's score at the start of the hand", "score1": "player 1's score at the start of the hand",
-    "dealer": "the dealing player (the other one leads the first round)",
+GENERIC_COLUMNS = {
     "player": "the player acting at this information set",
-    "hand": "the acting player's three cards as strength levels, strongest first (manilhas by name: Zap, Copas, "
-            "Espadilha, Ouros)",
-    "history": "public actions so far, 'player:action', comma-separated; a face-down card shows as 'hidden'",
-    "hidden": "the acting player's own face-down cards (part of their information set)",
-    "action": "the action, in notation (cards as the level's representative card)",
+    "action": "the action, in the game's notation",
     "probability": "probability of the action under the average (equilibrium) strategy",
     "reach": "probability that the equilibrium reaches this information set (deal and both players' actions)",
     "action_value": "expected payoff to the ACTING player after taking the action, given the information set is "
                     "reached (units in the metadata: points per hand or match-win probability)",
     "regret": "the solver's cumulative regret of the action (diagnostic)",
 }
+
+
+@dataclass(frozen=True)
+class TableSchema:
+    """A game's side of its strategy tables: the columns that identify an information set (``player``
+    among them), what each of the game's columns means, the string columns kept as categoricals, and
+    ``lookup(table, *args, **kw) -> DataFrame`` answering :meth:`StrategyTable.lookup` in the game's own
+    notation (``None``: lookups by key columns only, through :meth:`StrategyTable.filter`). ``aliases``
+    are older names tables may carry in their metadata."""
+
+    name: str
+    key_columns: tuple[str, ...]
+    columns: dict[str, str] = field(default_factory=dict)
+    categories: tuple[str, ...] = ()
+    lookup: Callable | None = None
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def column_docs(self) -> dict[str, str]:
+        """Every column's meaning: the game's, then the generic ones."""
+        return {**self.columns, **GENERIC_COLUMNS}
+
+
+SCHEMAS: dict[str, TableSchema] = {}
+"""Registered table schemas by name (and alias): games register theirs; tables name theirs in metadata."""
+
+
+def register_schema(schema: TableSchema) -> None:
+    """Make tables whose metadata names ``schema`` (or one of its aliases) use it."""
+    for name in (schema.name, *schema.aliases):
+        SCHEMAS[name] = schema
+
+
+def _load_plugins() -> None:
+    """Schemas that installed packages declare under the entry-point group ``solvers.table_schemas`` (so a
+    table loads with its lookup before its game is imported; the package's metadata chooses the code, never
+    the data file)."""
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="solvers.table_schemas"):
+        if ep.name not in SCHEMAS:
+            register_schema(ep.load())
+
+
+def schema_of(metadata: dict) -> TableSchema | None:
+    """The registered schema a table's metadata names (``schema``, or an older table's ``keyer``)."""
+    metas = [metadata, *metadata.get("parts", [])]
+    names = [m.get(k) for m in metas for k in ("schema", "keyer") if m.get(k)]
+    if names and not any(n in SCHEMAS for n in names):
+        _load_plugins()
+    for m in metas:
+        for k in ("schema", "keyer"):
+            if m.get(k) in SCHEMAS:
+                return SCHEMAS[m[k]]
+    return None
+
+
+def column_docs(metadata: dict) -> dict[str, str]:
+    """The column docs a table with ``metadata`` is written with."""
+    schema = schema_of(metadata)
+    return schema.column_docs if schema is not None else dict(GENERIC_COLUMNS)
 
 
 def _cat(codes: np.ndarray, categories: np.ndarray) -> pd.Categorical:
@@ -104,7 +155,7 @@ def write_table(solver, path: str | Path, metadata: dict, *, min_reach: float = 
     keep = np.flatnonzero(cand & (reach >= min_reach)) if min_reach > 0 else np.flatnonzero(cand)
     dropped = int(nact[cand].sum() - nact[keep].sum())
     rows = int(nact[keep].sum())
-    meta = dict(metadata, rows=rows, rows_dropped=dropped, min_reach=min_reach, columns=COLUMN_DOC)
+    meta = dict(metadata, rows=rows, rows_dropped=dropped, min_reach=min_reach, columns=column_docs(metadata))
     bounds = np.searchsorted(np.cumsum(nact[keep].astype(np.int64)), np.arange(rows_per_group, rows, rows_per_group))
     pieces = np.split(keep, bounds) if len(keep) else [keep]
 
@@ -171,7 +222,7 @@ def write_split_table(solver, path: str | Path, metadata: dict, source, *, min_r
                 table = pa.Table.from_pandas(_frame(t, cols, slot, info, avg, av, reach, regrets),
                                              preserve_index=False)
                 if writer is None:
-                    meta = dict(metadata, min_reach=min_reach, columns=COLUMN_DOC)
+                    meta = dict(metadata, min_reach=min_reach, columns=column_docs(metadata))
                     schema = table.schema.with_metadata({META_KEY: json.dumps(meta, default=str).encode()})
                     writer = pq.ParquetWriter(tmp, schema, compression="zstd")
                 writer.write_table(table.cast(writer.schema))
@@ -228,7 +279,7 @@ class StrategyTable:
 
         table = pa.Table.from_pandas(self.df, preserve_index=False)
         meta = dict(table.schema.metadata or {})
-        meta[META_KEY] = json.dumps(dict(self.metadata, columns=COLUMN_DOC), default=str).encode()
+        meta[META_KEY] = json.dumps(dict(self.metadata, columns=column_docs(self.metadata)), default=str).encode()
         table = table.replace_schema_metadata(meta)
         return atomic_write(path, lambda p: pq.write_table(table, p, compression="zstd"))
 
@@ -247,10 +298,11 @@ class StrategyTable:
             metas.append(read_metadata(f))
             frames.append(t.to_pandas())
         df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
-        for k in ("vira", "hand", "history", "hidden", "action"):
+        meta = metas[0] if len(metas) == 1 else {"parts": metas}
+        schema = schema_of(meta)
+        for k in ((*schema.categories, "action") if schema is not None else ("action",)):
             if k in df and df[k].dtype != "category":
                 df[k] = df[k].astype("category")
-        meta = metas[0] if len(metas) == 1 else {"parts": metas}
         return cls(df, meta)
 
     # ---- access ---------------------------------------------------------
@@ -263,7 +315,7 @@ class StrategyTable:
     def describe(self) -> pd.DataFrame:
         """What every column means (units and perspective included), from the file's metadata."""
         meta = self.metadata if "parts" not in self.metadata else self.metadata["parts"][0]
-        doc = dict(COLUMN_DOC, **meta.get("columns", {}))
+        doc = dict(column_docs(self.metadata), **meta.get("columns", {}))
         units = meta.get("units", "points per hand (player 0)")
         rows = [{"column": c, "meaning": doc.get(c, ""), "dtype": str(self.df[c].dtype)} for c in self.df.columns]
         out = pd.DataFrame(rows).set_index("column")
@@ -280,79 +332,33 @@ class StrategyTable:
             mask &= col.isin(list(v)).to_numpy() if isinstance(v, (list, tuple, set)) else (col == v).to_numpy()
         return StrategyTable(self.df[mask].reset_index(drop=True), self.metadata)
 
-    def lookup(self, vira: str, cards: str, history: str | list[str] = "", *, player: int | None = None,
-               score: tuple[int, int] | None = None, dealer: int | None = None) -> pd.DataFrame:
-        """The rows of one information set, given real cards.
+    @property
+    def schema(self) -> TableSchema | None:
+        """The game's schema this table names (``None``: not registered in this process)."""
+        return schema_of(self.metadata)
 
-        ``vira`` and ``cards`` in notation (``"7c"``, ``"3d 2c Ah"``); ``history``
-        is the hand's actions so far as notation strings, comma-separated or a
-        list (``"play_face_up 4c, play_face_up 5h, play_face_down 7d"``); the
-        opponent's face-down card may be written ``play_face_down ?``. Cards may be a
-        list of literals; action names are case-insensitive. The rows' actions are in the
-        user's own cards. No row: ``LookupError`` saying why (another score or dealer,
-        another vira class, not this player's turn, a forced move).
-        """
-        canonical_key = _keyer(self.metadata)
-        df = self.df
-        sc = score if score is not None else (int(df["score0"].iloc[0]), int(df["score1"].iloc[0]))
-        dl = dealer if dealer is not None else int(df["dealer"].iloc[0])
-        meta = self.metadata if "parts" not in self.metadata else self.metadata["parts"][0]
-        key = canonical_key(meta.get("rules"), vira, cards, history, dealer=dl, score=sc, player=player)
-        cards_map = key.pop("_cards", {})
-        rows = self.filter(score0=sc[0], score1=sc[1], dealer=dl, **key).df.copy()
-        if rows.empty:
-            raise LookupError(self._why_empty(key, sc, dl))
-        # answer in the user's own cards, not the level representatives the table stores
-        acts = rows["action"].astype(str)
-        rows["action"] = [_swap_card(a, cards_map) for a in acts]
-        return rows
-
-    def _why_empty(self, key: dict, sc, dl) -> str:
-        df = self.df
-        if not ((df["score0"] == sc[0]) & (df["score1"] == sc[1]) & (df["dealer"] == dl)).any():
-            have = df[["score0", "score1", "dealer"]].drop_duplicates().head(3).values.tolist()
-            return f"this table holds no score {sc[0]}x{sc[1]} with dealer {dl} (it holds e.g. {have})"
-        if not (df["vira_class"] == key["vira_class"]).any():
-            return (f"this table holds no rows of vira class {key['vira_class']} (classes here: "
-                    f"{sorted(df['vira_class'].unique().tolist())})")
-        same = df[(df["player"] == key["player"]) & (df["history"].astype(str) == key["history"])]
-        if same.empty:
-            return (f"no information set of player {key['player']} after history {key['history']!r}: the history "
-                    "is off the solved tree (a pruned, dominated action) or the equilibrium never reaches it")
-        return (f"no row for hand {key['hand']!r} there: a forced move (one legal action; tables leave those out) "
-                "or a hand the public cards make impossible")
+    def lookup(self, *args, **kw) -> pd.DataFrame:
+        """The rows of one information set, asked in the game's own notation (its schema's ``lookup``: for
+        truco, ``lookup(vira, cards, history="", *, player=None, score=None, dealer=None)``). No row:
+        ``LookupError`` saying why."""
+        schema = self.schema
+        if schema is None or schema.lookup is None:
+            raise ValueError("this table's game registers no lookup in its own notation (import the game's package "
+                             "first); use filter() on the key columns")
+        return schema.lookup(self, *args, **kw)
 
     def frequency(self, action_prefix: str, by: str = "hand") -> pd.Series:
         """Aggregate view: reach-weighted frequency of actions starting with ``action_prefix``
         (e.g. ``play_face_down``, ``raise``, ``fold``) among the information sets where it is legal, by ``by``."""
         df = self.df
         act = df["action"].astype(str)
-        legal_sets = df.loc[act.str.startswith(action_prefix), list(KEY_COLUMNS)].drop_duplicates()
-        rows = df.merge(legal_sets, on=list(KEY_COLUMNS))
+        schema = self.schema
+        keys = list(schema.key_columns) if schema is not None else [c for c in df.columns if c not in GENERIC_COLUMNS
+                                                                   or c == "player"]
+        legal_sets = df.loc[act.str.startswith(action_prefix), keys].drop_duplicates()
+        rows = df.merge(legal_sets, on=keys)
         hit = rows["action"].astype(str).str.startswith(action_prefix)
         w = rows["reach"] * rows["probability"] * hit
         g = pd.DataFrame({by: rows[by], "w": w, "reach": rows["reach"] * rows["probability"]})
         grouped = g.groupby(by, observed=True).sum()
         return (grouped["w"] / grouped["reach"]).rename(f"P({action_prefix})")
-
-
-def _swap_card(action: str, cards: dict) -> str:
-    parts = action.split()
-    if len(parts) == 2 and parts[1] in cards:
-        return f"{parts[0]} {cards[parts[1]]}"
-    return action
-
-
-def _keyer(metadata: dict):
-    """The function that maps real cards and histories to this table's key columns.
-
-    Tables name it in their metadata (``keyer: "module:function"``), so this
-    generic module never imports a game's package.
-    """
-    import importlib
-
-    spec = metadata.get("keyer") or next((m.get("keyer") for m in metadata.get("parts", []) if m.get("keyer")), None)
-    if not spec:
-        raise ValueError("this table's metadata names no keyer (module:function) for lookups by real cards")
-    mod, _, fn = spec.partition(":")
-    return getattr(importlib.import_module(mod), fn)

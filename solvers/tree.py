@@ -207,7 +207,7 @@ class TreeSource(Protocol):
         ...
 
     def metadata(self) -> dict:
-        """JSON-able description stored with tables (rules, cell, ``keyer`` for lookups)."""
+        """JSON-able description stored with tables (rules, cell, ``schema``: the registered table schema's name)."""
         ...
 
 

@@ -1,6 +1,7 @@
 """truco-lab: exact truco engine (paulista, seed 001 house rules, Mineiro, Argentine truco, two against two),
 OpenSpiel games and solvers."""
 
+from solvers.tables import register_schema as _register_schema
 from solvers.tree import register_native_builder as _register
 from truco_lab.abstraction import tree as _public_tree
 from truco_lab.openspiel import games  # noqa: F401  registers the OpenSpiel games
@@ -21,6 +22,7 @@ from truco_lab.rules.spanish import envido_points
 from truco_lab.rules.state import HandState, TrucoError
 
 _register("truco_paulista", _public_tree.native_parts)
+_register_schema(_public_tree.TABLE_SCHEMA)
 
 __version__ = "0.2.0"
 __all__ = [

@@ -34,6 +34,7 @@ from functools import lru_cache
 import numba as nb
 import numpy as np
 
+from solvers.tables import TableSchema
 from solvers.tree import VectorTree
 from truco_lab.abstraction.levels import (
     ViraClass,
@@ -400,7 +401,7 @@ class Cell:
 
         return {"rules": self.rules.to_dict(), "score": [self.score0, self.score1], "dealer": self.dealer,
                 "vira_class": self.vira_class.index, "vira": self.vira_class.name, "prunes": self.prunes,
-                "payoff": self.payoff, "units": units(self.payoff), "keyer": "truco_lab.abstraction.tree:canonical_key"}
+                "payoff": self.payoff, "units": units(self.payoff), "schema": TABLE_SCHEMA_NAME}
 
 
 def check_cell_args(rules: RuleSet, score0, score1, dealer) -> None:
@@ -1029,3 +1030,73 @@ def canonical_key(rules, vira: str, cards: str, history: str | list[str] = "", *
         "history": ", ".join(f"{p}:{tok}" for p, tok, _ in toks), "hidden": " ".join(hidden),
         "_cards": card_map,
     }
+
+
+# ---- the table schema: truco's key columns and lookups by real cards ------------------------------------
+TABLE_SCHEMA_NAME = "truco_paulista"
+TABLE_COLUMNS = {
+    "vira": "representative vira card of the vira class (level names below are under this vira)",
+    "vira_class": "index of the vira class (viras inducing the same card-strength multiplicities)",
+    "score0": "player 0's score at the start of the hand", "score1": "player 1's score at the start of the hand",
+    "dealer": "the dealing player (the other one leads the first round)",
+    "hand": "the acting player's three cards as strength levels, strongest first (manilhas by name: Zap, Copas, "
+            "Espadilha, Ouros)",
+    "history": "public actions so far, 'player:action', comma-separated; a face-down card shows as 'hidden'",
+    "hidden": "the acting player's own face-down cards (part of their information set)",
+    "action": "the action, in notation (cards as the level's representative card)",
+}
+
+
+def table_lookup(table, vira: str, cards: str, history: str | list[str] = "", *, player: int | None = None,
+                 score: tuple[int, int] | None = None, dealer: int | None = None):
+    """The rows of one information set, given real cards.
+
+    ``vira`` and ``cards`` in notation (``"7c"``, ``"3d 2c Ah"``); ``history``
+    is the hand's actions so far as notation strings, comma-separated or a
+    list (``"play_face_up 4c, play_face_up 5h, play_face_down 7d"``); the
+    opponent's face-down card may be written ``play_face_down ?``. Cards may be a
+    list of literals; action names are case-insensitive. The rows' actions are in the
+    user's own cards. No row: ``LookupError`` saying why (another score or dealer,
+    another vira class, not this player's turn, a forced move).
+    """
+    df = table.df
+    sc = score if score is not None else (int(df["score0"].iloc[0]), int(df["score1"].iloc[0]))
+    dl = dealer if dealer is not None else int(df["dealer"].iloc[0])
+    meta = table.metadata if "parts" not in table.metadata else table.metadata["parts"][0]
+    key = canonical_key(meta.get("rules"), vira, cards, history, dealer=dl, score=sc, player=player)
+    cards_map = key.pop("_cards", {})
+    rows = table.filter(score0=sc[0], score1=sc[1], dealer=dl, **key).df.copy()
+    if rows.empty:
+        raise LookupError(_why_empty(df, key, sc, dl))
+    # answer in the user's own cards, not the level representatives the table stores
+    rows["action"] = [_swap_card(a, cards_map) for a in rows["action"].astype(str)]
+    return rows
+
+
+def _why_empty(df, key: dict, sc, dl) -> str:
+    if not ((df["score0"] == sc[0]) & (df["score1"] == sc[1]) & (df["dealer"] == dl)).any():
+        have = df[["score0", "score1", "dealer"]].drop_duplicates().head(3).values.tolist()
+        return f"this table holds no score {sc[0]}x{sc[1]} with dealer {dl} (it holds e.g. {have})"
+    if not (df["vira_class"] == key["vira_class"]).any():
+        return (f"this table holds no rows of vira class {key['vira_class']} (classes here: "
+                f"{sorted(df['vira_class'].unique().tolist())})")
+    same = df[(df["player"] == key["player"]) & (df["history"].astype(str) == key["history"])]
+    if same.empty:
+        return (f"no information set of player {key['player']} after history {key['history']!r}: the history "
+                "is off the solved tree (a pruned, dominated action) or the equilibrium never reaches it")
+    return (f"no row for hand {key['hand']!r} there: a forced move (one legal action; tables leave those out) "
+            "or a hand the public cards make impossible")
+
+
+def _swap_card(action: str, cards: dict) -> str:
+    parts = action.split()
+    if len(parts) == 2 and parts[1] in cards:
+        return f"{parts[0]} {cards[parts[1]]}"
+    return action
+
+
+TABLE_SCHEMA = TableSchema(
+    TABLE_SCHEMA_NAME, key_columns=("vira_class", "score0", "score1", "dealer", "player", "hand", "history", "hidden"),
+    columns=TABLE_COLUMNS, categories=("vira", "hand", "history", "hidden"), lookup=table_lookup,
+    aliases=("truco_lab.public_tree:canonical_key",),  # what tables written before issue 17 name
+)

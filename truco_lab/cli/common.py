@@ -107,11 +107,9 @@ def check_score(rules: RuleSet, score: tuple[int, int] | None, option: str = "--
                        f"got '{a},{b}'")
 
 
-def add_rules_options(p: argparse.ArgumentParser, *, team: bool = False, spanish: bool = True,
-                      argentine_options: bool = False) -> None:
+def add_rules_options(p: argparse.ArgumentParser, *, team: bool = False, argentine_options: bool = False) -> None:
     """``--rules``, ``--ranks``, ``--suits``, ``--max-stake`` (and argentino's ``--flor``, ``--deck-penalty``)."""
-    names = tuple(n for n, rs in RULE_SETS.items() if spanish or rs.pack == "french")
-    names += tuple(TEAM_RULE_SETS) if team else ()
+    names = tuple(RULE_SETS) + (tuple(TEAM_RULE_SETS) if team else ())
     p.add_argument("--rules", choices=names, default="paulista",
                    help="rule set: " + ", ".join(names) + " (paulista: seed 000, the default; paulista_house: seed "
                         "001's table; mineiro: seed 003; argentino: seed 004; *_2v2: two against two)")
@@ -129,13 +127,19 @@ def add_rules_options(p: argparse.ArgumentParser, *, team: bool = False, spanish
                             "(seed 003)")
 
 
-def rules_from_args(args: argparse.Namespace) -> RuleSet:
-    """The rule set the options name (:meth:`RuleSet.from_options`); ``CliError`` naming the option."""
+def rules_from_args(args: argparse.Namespace, any_pack: bool = False) -> RuleSet:
+    """The rule set the options name (:meth:`RuleSet.from_options`); ``CliError`` naming the option. Without
+    ``any_pack`` only the French-pack rule sets (the native trees, bots and tables) are accepted."""
     try:
-        return RuleSet.from_options(args.rules, ranks=args.ranks, suits=args.suits, max_stake=args.max_stake,
-                                    flor=getattr(args, "flor", False), deck_penalty=getattr(args, "deck_penalty", False))
+        rules = RuleSet.from_options(args.rules, ranks=args.ranks, suits=args.suits, max_stake=args.max_stake,
+                                     flor=getattr(args, "flor", False),
+                                     deck_penalty=getattr(args, "deck_penalty", False))
     except ValueError as e:
         raise CliError(str(e)) from None
+    if rules.pack != "french" and not any_pack:
+        raise CliError(f"argument --rules: rule set {rules.name} works with `truco-lab solve`, `truco-lab mccfr` and "
+                       "its OpenSpiel games so far; this command covers paulista, paulista_house and mineiro")
+    return rules
 
 
 def sigterm_as_interrupt() -> None:

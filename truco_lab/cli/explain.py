@@ -22,7 +22,7 @@ def add_parser(sub) -> None:
     ex.add_argument("--solved", metavar="DIR", help="a finished match run (default: the rules' own)")
     ex.add_argument("--no-solve", action="store_true", help="never solve on demand (the default solves a missing "
                     "small-deck grid or full-deck eleven row once)")
-    add_rules_options(ex, spanish=False)
+    add_rules_options(ex)
     ex.set_defaults(func=run, prog=PROG)
 
 

@@ -64,7 +64,7 @@ def add_parser(sub) -> None:
     ma.add_argument("--table-min-reach", type=prob, default=0.0, metavar="P",
                     help="leave out information sets the equilibrium reaches with probability below P")
     ma.add_argument("--prunes", choices=("all", "none"), default="all", help="value-preserving prunes (default all)")
-    add_rules_options(ma, spanish=False)
+    add_rules_options(ma)
     ma.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     ma.set_defaults(func=run, prog=PROG)
 

@@ -58,7 +58,7 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     """Resumable; reports speed, and exploitability or head-to-head results where they exist."""
     refuse_conflicting(args.resume, args.fresh)
-    rules = rules_from_args(args)
+    rules = rules_from_args(args, any_pack=True)
     check_score(rules, args.score)
     a, b = args.score
     try:

@@ -26,7 +26,7 @@ def add_parser(sub) -> None:
     pl.add_argument("--dealer", type=int, choices=(0, 1), default=1, help="with --hand: the dealer")
     pl.add_argument("--solved", metavar="DIR", help="a finished match run (default: the rules' own)")
     pl.add_argument("--no-solve", action="store_true", help="never solve on demand")
-    add_rules_options(pl, spanish=False)
+    add_rules_options(pl)
     pl.set_defaults(func=run, prog=PROG)
 
 

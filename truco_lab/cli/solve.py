@@ -78,7 +78,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     refuse_conflicting(args.resume, args.fresh)
-    rules = rules_from_args(args)
+    rules = rules_from_args(args, any_pack=True)
     check_score(rules, args.score)
     if rules.pack != "french":
         return _solve_generic(args, rules)
