@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     path = Path(a.out) / f"{s0}x{s1}.d{a.dealer}.v{a.vira}.{key[:8]}.csv"
     done = pd.read_csv(path) if path.exists() else pd.DataFrame(columns=["variant", "iteration", "exploitability",
                                                                           "seconds"])
-    tree = build_cell(score0=s0, score1=s1, dealer=a.dealer, vira=a.vira)
+    tree = build_cell(score0=s0, score1=s1, dealer=a.dealer, vira_class=a.vira)
     tree.offload_navigation()
     for label, alg, params in variants:
         if label in set(done["variant"]):

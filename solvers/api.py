@@ -111,8 +111,9 @@ class SolveResult:
 
             frames = [subgame_frame(s, include_forced) for s in self.solver.solvers]
             df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-            for k in ("vira", "hand", "history", "hidden", "action"):
-                df[k] = df[k].astype("category")
+            for k in df.columns:  # text columns of concatenated subgames: categoricals again
+                if df[k].dtype == object or str(df[k].dtype) == "str":
+                    df[k] = df[k].astype("category")
             return StrategyTable(df, self.metadata())
         t = self.tree
         avg = self.solver.average_strategy()
@@ -160,13 +161,13 @@ def solve(
     """Solve ``game`` (any two-player zero-sum ``pyspiel.Game``) with a CFR-family algorithm.
 
     ``tree="auto"`` uses the game's native builder when one is registered
-    (``truco_paulista``: one vector-form subgame per vira class), else walks the
+    (e.g. one vector-form subgame per value of a public chance card), else walks the
     game once (``"openspiel"`` forces that). Stops after ``iterations`` or once
     exploitability (checked every ``check_every`` iterations) is at most
     ``target_exploitability``. With ``checkpoint`` the solver state is saved
     every ``checkpoint_every`` iterations and at the end; ``resume`` continues
     from it bit-identically. ``native_options`` go to the native builder
-    (truco: ``prunes``). ``max_nodes``: refuse to walk a game estimated bigger (None: no limit).
+    (e.g. ``prunes``). ``max_nodes``: refuse to walk a game estimated bigger (None: no limit).
     ``params`` are the algorithm's (DCFR's alpha, beta, gamma). ``threads``: native trees only (2: each
     pass's subtrees on two threads, ~1.8x faster on big trees here); generic trees run on one.
     """

@@ -24,6 +24,31 @@ DEFAULT_PARAMS = {"pdcfr+": (2.3, 0.0, 5.0)}
 _DCFR_PARAMS = (1.5, 0.0, 2.0)
 
 
+@nb.njit(cache=True, inline="always")
+def regret_match(regrets, pred, use_pred, o, k, out, out_off):
+    """Regret matching (plus the prediction for predictive CFR+) of one information set: the ``k`` regrets
+    from ``o`` into ``out[out_off:out_off + k]``; uniform when no regret is positive. The one copy every
+    solver (tabular, vector, MCCFR) calls."""
+    tot = 0.0
+    for a in range(k):
+        x = regrets[o + a] + (pred[o + a] if use_pred else 0.0)
+        x = x if x > 0.0 else 0.0
+        out[out_off + a] = x
+        tot += x
+    for a in range(k):
+        out[out_off + a] = out[out_off + a] / tot if tot > 0.0 else 1.0 / k
+
+
+@nb.njit(cache=True, inline="always")
+def normalize_block(ssum, o, k, out, out_off):
+    """One information set's strategy sums as probabilities (uniform when they are all zero)."""
+    tot = 0.0
+    for a in range(k):
+        tot += ssum[o + a]
+    for a in range(k):
+        out[out_off + a] = ssum[o + a] / tot if tot > 0.0 else 1.0 / k
+
+
 @nb.njit(cache=True, nogil=True)
 def _strategy_from(regrets, pred, use_pred, offset, nact, out):
     """Regret matching (plus prediction for PCFR+) for every information set."""
@@ -36,28 +61,13 @@ def _strategy_loop(regrets, pred, use_pred, offset, nact, iplayer, p, out):
     for i in range(offset.shape[0]):
         if p >= 0 and iplayer[i] != p:
             continue
-        o = offset[i]
-        k = nact[i]
-        tot = 0.0
-        for a in range(k):
-            x = regrets[o + a] + (pred[o + a] if use_pred else 0.0)
-            x = x if x > 0.0 else 0.0
-            out[o + a] = x
-            tot += x
-        for a in range(k):
-            out[o + a] = out[o + a] / tot if tot > 0.0 else 1.0 / k
+        regret_match(regrets, pred, use_pred, offset[i], nact[i], out, offset[i])
 
 
 @nb.njit(cache=True, nogil=True)
 def _normalize(ssum, offset, nact, out):
     for i in range(offset.shape[0]):
-        o = offset[i]
-        k = nact[i]
-        tot = 0.0
-        for a in range(k):
-            tot += ssum[o + a]
-        for a in range(k):
-            out[o + a] = ssum[o + a] / tot if tot > 0.0 else 1.0 / k
+        normalize_block(ssum, offset[i], nact[i], out, offset[i])
 
 
 @nb.njit(cache=True)

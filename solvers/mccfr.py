@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from solvers.cfr import normalize_block, regret_match
 from solvers.rng import rng_uniform as _uniform
 
 MAX_DEPTH = 64
@@ -88,17 +89,7 @@ def _lookup(keys, checks, index, ioff, inact, cnt, k, c, n) -> int:
 
 @nb.njit(cache=True, inline="always")
 def _match(regrets, off, n, out):
-    tot = 0.0
-    for a in range(n):
-        r = regrets[off + a]
-        out[a] = r if r > 0 else 0.0
-        tot += out[a]
-    if tot > 0:
-        for a in range(n):
-            out[a] /= tot
-    else:
-        for a in range(n):
-            out[a] = 1.0 / n
+    regret_match(regrets, regrets, False, off, n, out, 0)
 
 
 @nb.njit(cache=True)
@@ -221,12 +212,7 @@ def _average_of(keys, index, ioff, inact, ssum, k, n, out) -> bool:
     while keys[j] != EMPTY:
         if keys[j] == k:
             row = index[j]
-            off = ioff[row]
-            tot = 0.0
-            for a in range(n):
-                tot += ssum[off + a]
-            for a in range(n):
-                out[a] = ssum[off + a] / tot if tot > 0 else 1.0 / n
+            normalize_block(ssum, ioff[row], n, out, 0)
             return inact[row] == n
         j = (j + 1) & mask
     for a in range(n):

@@ -8,7 +8,7 @@ game's own notation come from its :class:`TableSchema`, which the game registers
 (:func:`register_schema`) and which a table names in its metadata: this module never imports a game, and no
 data file chooses code (a name selects among registered schemas only). Forced information sets (one legal
 action) are left out unless asked. Run metadata (rules, algorithm, iterations, exploitability, version,
-date) is stored in the Parquet schema metadata under ``truco_lab`` (the lab's file key).
+date) is stored in the Parquet schema metadata under the lab's file key (``META_KEY``).
 """
 
 from __future__ import annotations
@@ -110,17 +110,19 @@ def _labelled(t):
 def _frame(t, cols: dict, slot: np.ndarray, info: np.ndarray, avg, av, reach, regrets) -> pd.DataFrame:
     data = {k: np.full(len(slot), v) for k, v in cols["constants"].items()}
     data["player"] = cols["player"][info]
-    for k in ("hand", "history", "hidden"):
-        codes, cats = cols[k]
-        data[k] = _cat(codes[info], cats)
+    for k, v in cols.items():  # the source's per-information-set label columns: (codes, categories)
+        if k not in ("constants", "player", "action"):
+            codes, cats = v
+            data[k] = _cat(codes[info], cats)
     data["action"] = _cat(cols["action"][0][slot], cols["action"][1])
     data["probability"] = avg[slot].astype(np.float32)
     data["reach"] = reach[info].astype(np.float32)
     data["action_value"] = av[slot].astype(np.float32)
     data["regret"] = regrets[slot].astype(np.float32)
     df = pd.DataFrame(data)
-    if "vira" in df:
-        df["vira"] = df["vira"].astype("category")
+    for k, v in cols["constants"].items():  # a constant text column (a name) is a one-category column
+        if isinstance(v, str):
+            df[k] = df[k].astype("category")
     return df
 
 
@@ -339,7 +341,7 @@ class StrategyTable:
 
     def lookup(self, *args, **kw) -> pd.DataFrame:
         """The rows of one information set, asked in the game's own notation (its schema's ``lookup``: for
-        truco, ``lookup(vira, cards, history="", *, player=None, score=None, dealer=None)``). No row:
+        the native card game, ``lookup(turned_card, cards, history="", *, player=None, score=None, ...)``). No row:
         ``LookupError`` saying why."""
         schema = self.schema
         if schema is None or schema.lookup is None:

@@ -6,7 +6,7 @@ arrays over slots), so every algorithm's update rule is the same code:
 
 * :class:`GameTree`, explicit: one node per history (generic OpenSpiel builder);
 * :class:`VectorTree`, public: one node per public history, each holding the
-  players' private states as vectors (native builders, e.g. truco's).
+  players' private states as vectors (native builders of card games).
 
 GameTree nodes are numbered breadth-first from the root (0), so every parent precedes
 its children and a node's children are contiguous: child ``a`` of node ``n``
@@ -228,7 +228,7 @@ class VectorTree:
 
     * Node ``n`` (parents before children) has ``node_actor`` (-1 terminal) and,
       for terminals, ``node_util``: player 0's payoff, which must not depend on
-      private states (true of truco: who wins is public).
+      private states (true of trick-taking games where who wins is public).
     * Each player's private states live in one global array of *elements*;
       node ``n`` sees player ``p``'s elements ``node_list[n, p] .. + node_len[n, p]``.
       A player's list is shared by every node until that player acts again.
@@ -280,7 +280,7 @@ class VectorTree:
             a = getattr(self, name)
             if a is None or isinstance(a, np.memmap) or a.nbytes < (1 << 20):
                 continue
-            fd, path = tempfile.mkstemp(prefix=f"truco-{name}-", suffix=".npy", dir=d)
+            fd, path = tempfile.mkstemp(prefix=f"tree-{name}-", suffix=".npy", dir=d)
             os.close(fd)
             try:
                 np.save(path, a)
@@ -366,7 +366,7 @@ def _ranks(cnt: np.ndarray) -> np.ndarray:
 
 NATIVE_BUILDERS: dict = {}
 """Game short name -> ``fn(game) -> list[(weight, VectorTree)]``: independent
-subgames (e.g. truco's vira classes) whose weighted sum is the game. Games
+subgames (e.g. one per class of a public chance card) whose weighted sum is the game. Games
 register here; solvers never import a game's internals."""
 
 

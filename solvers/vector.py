@@ -16,7 +16,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from solvers.cfr import _ALG_ID, PREDICTIVE, SolverState, _discounts, _normalize, _rule, _strategy_from
+from solvers.cfr import _ALG_ID, PREDICTIVE, SolverState, _discounts, _normalize, _rule, _strategy_from, regret_match
 from solvers.tree import VectorTree
 
 PARALLEL_SLOTS = 1_000_000  # trees with fewer slots run single-threaded (dispatch costs more than it saves)
@@ -66,14 +66,8 @@ def _refresh_range(lo, hi, q, actor, nlist, nlen, ninfo, ioff, inact, echild, re
                 strat[o] = 1.0
                 reach[echild[o]] = rk
                 continue
-            tot = 0.0
+            regret_match(regrets, pred, use_pred, o, m, strat, o)
             for a in range(m):
-                x = regrets[o + a] + (pred[o + a] if use_pred else 0.0)
-                x = x if x > 0.0 else 0.0
-                strat[o + a] = x
-                tot += x
-            for a in range(m):
-                strat[o + a] = strat[o + a] / tot if tot > 0.0 else 1.0 / m
                 reach[echild[o + a]] = rk * strat[o + a]  # the stored float32, as _fwd_range reads it
 
 
@@ -649,8 +643,8 @@ def _rank_in_node(t: VectorTree, node: np.ndarray) -> np.ndarray:
 class SubgameSolver:
     """Independent subgames: the game is their weighted sum.
 
-    Truco's hand game is one subgame per vira class (the vira is public and
-    dealt first), weighted by the class's probability, so value and
+    A card game with a public card dealt first splits into one subgame per class of that card,
+    weighted by the class's probability, so value and
     exploitability are the weighted sums of the subgames'. ``parts`` are
     ``(weight, tree)`` or ``(weight, builder)`` pairs; with builders, every method
     works on one subgame at a time and parks it afterwards, so memory holds one

@@ -370,7 +370,7 @@ def _prune_mask(prunes: dict) -> int:
 
 
 @dataclass(frozen=True)
-class Cell:
+class Subgame:
     """One native subgame: a score cell, a dealer and a vira class under a rule set.
 
     It is the trees' :class:`solvers.tree.TreeSource`: it labels table rows,
@@ -386,7 +386,7 @@ class Cell:
     payoff: str = "points"
 
     def __call__(self) -> VectorTree:
-        """Build this cell's tree (a Cell is also the picklable builder of lazy subgames)."""
+        """Build this cell's tree (a Subgame is also the picklable builder of lazy subgames)."""
         return build_cell(self.rules, self.score0, self.score1, self.dealer, self.vira_class, self.prunes,
                           payoff=self.payoff)
 
@@ -409,20 +409,20 @@ def check_cell_args(rules: RuleSet, score0, score1, dealer) -> None:
     check_start(rules, score0, score1, dealer)
 
 
-def vira_class_at(rules: RuleSet, vira: int | ViraClass) -> ViraClass:
-    """A class index (or a class) -> the :class:`ViraClass`."""
-    if isinstance(vira, ViraClass):
-        return vira
+def vira_class_at(rules: RuleSet, vira_class: int | ViraClass) -> ViraClass:
+    """A class index (or a class) -> the :class:`ViraClass` (a vira *card* is :func:`vira_class_of`'s)."""
+    if isinstance(vira_class, ViraClass):
+        return vira_class
     classes = vira_classes(rules)
-    if isinstance(vira, bool) or not isinstance(vira, (int, np.integer)) or not 0 <= vira < len(classes):
-        raise ValueError(f"vira class must be 0..{len(classes) - 1}, got {vira!r}")
-    return classes[int(vira)]
+    if isinstance(vira_class, bool) or not isinstance(vira_class, (int, np.integer)) or not 0 <= vira_class < len(classes):
+        raise ValueError(f"vira class must be 0..{len(classes) - 1}, got {vira_class!r}")
+    return classes[int(vira_class)]
 
 
 def build_cell(rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, dealer: int = 1,
-               vira: int | ViraClass = 0, prunes: int | dict = ALL_PRUNES, payoff: str = "points",
+               vira_class: int | ViraClass = 0, prunes: int | dict = ALL_PRUNES, payoff: str = "points",
                equity=None, utilities: np.ndarray | None = None) -> VectorTree:
-    """The vector-form tree of one cell: ``vira`` is a class index or a :class:`ViraClass`.
+    """The vector-form tree of one cell: ``vira_class`` is a class index or a :class:`ViraClass`.
 
     ``prunes`` is a bit mask (``ALL_PRUNES`` default, 0 = the full game) or a
     dict of :data:`PRUNE_NAMES` to bools (names not given stay on). Terminals
@@ -433,20 +433,20 @@ def build_cell(rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, deal
     """
     from truco_lab.abstraction.payoff import objective_utilities
 
-    prunes, vc, inputs = _cell_inputs(rules, score0, score1, dealer, vira, prunes, payoff)
+    prunes, vc, inputs = _cell_inputs(rules, score0, score1, dealer, vira_class, prunes, payoff)
     r, root, lvl_cards, card_level, hands, packed, nlev = inputs
     rh = np.concatenate([np.arange(len(hands)), np.arange(len(hands))]).astype(np.int16)
     arrs = list(_build(r, root, lvl_cards, card_level, packed, nlev, prunes, rh, packed[rh], len(hands),
                        1 << 30)[:17])
     tree = _assemble(arrs, vc, hands, lvl_cards, card_level)
-    tree.source = Cell(rules, int(score0), int(score1), int(dealer), vc, int(prunes), payoff)
+    tree.source = Subgame(rules, int(score0), int(score1), int(dealer), vc, int(prunes), payoff)
     if utilities is None:
         utilities = objective_utilities(rules, score0, score1, dealer, outcome_codes(tree), payoff, equity)
     tree.set_payoff(utilities)
     return tree
 
 
-def _cell_inputs(rules: RuleSet, score0, score1, dealer, vira, prunes, payoff):
+def _cell_inputs(rules: RuleSet, score0, score1, dealer, vira_class, prunes, payoff):
     """Validated arguments of a cell and the builder's inputs."""
     if isinstance(prunes, dict):
         prunes = _prune_mask(prunes)
@@ -454,7 +454,7 @@ def _cell_inputs(rules: RuleSet, score0, score1, dealer, vira, prunes, payoff):
     if not sees_own_cards(rules, (score0, score1)):
         raise ValueError(f"{rules.name} {score0}x{score1}: the iron hand is played blind (no decisions, cards "
                          "flipped in dealt order); there is nothing to solve, its value is the deal's chance")
-    vc = vira_class_at(rules, vira)
+    vc = vira_class_at(rules, vira_class)
     if payoff not in ("points", "equity"):
         raise ValueError(f"payoff must be 'points' or 'equity', got {payoff!r}")
     r = rules.to_array()
@@ -498,7 +498,7 @@ def _assemble(arrs: list, vc: ViraClass, hands, lvl_cards, card_level, weights: 
 
 
 def build_split(folder, rules: RuleSet = PAULISTA, score0: int = 0, score1: int = 0, dealer: int = 1,
-                vira: int | ViraClass = 0, prunes: int | dict = ALL_PRUNES, payoff: str = "points",
+                vira_class: int | ViraClass = 0, prunes: int | dict = ALL_PRUNES, payoff: str = "points",
                 equity=None, depth: int = 3, progress: bool = False, utilities: np.ndarray | None = None):
     """The cell's tree cut at public depth ``depth`` (:class:`solvers.streamed.SplitTree`): the trunk in
     memory, each subtree below the cut built on its own and written to ``folder`` (so the build's
@@ -507,7 +507,7 @@ def build_split(folder, rules: RuleSet = PAULISTA, score0: int = 0, score1: int 
     from solvers.streamed import PartStore, SplitTree, part_arrays
     from truco_lab.abstraction.payoff import objective_utilities
 
-    prunes, vc, inputs = _cell_inputs(rules, score0, score1, dealer, vira, prunes, payoff)
+    prunes, vc, inputs = _cell_inputs(rules, score0, score1, dealer, vira_class, prunes, payoff)
     r, root, lvl_cards, card_level, hands, packed, nlev = inputs
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise ValueError(f"split depth must be a positive integer, got {depth!r}")
@@ -557,7 +557,7 @@ def build_split(folder, rules: RuleSet = PAULISTA, score0: int = 0, score1: int 
     utility = (objective_utilities(rules, score0, score1, dealer, sorted(codes), payoff, equity)
                if utilities is None else np.asarray(utilities, np.float64))
     trunk.set_payoff(utility)
-    trunk.source = Cell(rules, int(score0), int(score1), int(dealer), vc, int(prunes), payoff)
+    trunk.source = Subgame(rules, int(score0), int(score1), int(dealer), vc, int(prunes), payoff)
     split = SplitTree(trunk, fr_node.astype(np.int32),
                       np.concatenate([[trunk.num_slots], trunk.num_slots + np.cumsum(slots)]).astype(np.int64),
                       np.concatenate([[trunk.num_infosets], trunk.num_infosets + np.cumsum(infosets)]).astype(np.int64),
@@ -596,11 +596,11 @@ class SplitLabels:
     history prefixed by its frontier node's and its face-down cards continuing the trunk's.
     (:func:`solvers.tables.write_split_table`'s ``source``.)"""
 
-    def __init__(self, split, rules: RuleSet, score0: int, score1: int, dealer: int, vira, prunes,
+    def __init__(self, split, rules: RuleSet, score0: int, score1: int, dealer: int, vira_class, prunes,
                  payoff: str, depth: int) -> None:
-        prunes, vc, self._inputs = _cell_inputs(rules, score0, score1, dealer, vira, prunes, payoff)
+        prunes, vc, self._inputs = _cell_inputs(rules, score0, score1, dealer, vira_class, prunes, payoff)
         self._vc, self._prunes = vc, prunes
-        self.cell = Cell(rules, int(score0), int(score1), int(dealer), vc, int(prunes), payoff)
+        self.cell = Subgame(rules, int(score0), int(score1), int(dealer), vc, int(prunes), payoff)
         trunk, fr_node, self._fr_state, self._el_rem = _split_trunk(self._inputs, vc, prunes, depth)
         if not np.array_equal(fr_node, split.frontier) or trunk.num_slots != split.slot_start[0]:
             raise ValueError("the split on disk is not this cell's at this depth: rebuild it")
@@ -719,7 +719,7 @@ def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray |
     (codes per information set, categories), so no per-row strings are built; history strings
     come from :class:`NodeHistories` on demand. For a subtree of a split cell, ``prefix`` is the
     history above its root and ``root_hidden`` its root elements' face-down codes."""
-    cell: Cell = tree.source
+    cell: Subgame = tree.source
     names = level_names(cell.rules, cell.vira_class)
     card_level = hand_levels(tree.source.vira_class).card_level
     hands = hand_levels(tree.source.vira_class).hands
@@ -850,7 +850,7 @@ def locate(tree: VectorTree, player: int, cards, actions) -> int:
 
 def openspiel_route(tree: VectorTree, state) -> dict[int, int] | None:
     """For a ``truco_paulista`` state in this tree's subgame: OpenSpiel action -> slot (None if elsewhere)."""
-    cell: Cell = tree.source
+    cell: Subgame = tree.source
     v = state.deal[6] if cell.rules.vira else -1
     if v not in cell.vira_class.viras:
         return None
@@ -888,7 +888,7 @@ def slot_probabilities(route: dict[int, int], probs) -> dict[int, float]:
     return {a: float(probs[s]) / share[s] if s >= 0 else 0.0 for a, s in route.items()}
 
 
-def _level_map(cell: Cell, vira: int) -> dict[int, int]:
+def _level_map(cell: Subgame, vira: int) -> dict[int, int]:
     """Card of a class member's deal -> card of the same level (and copy) under the representative vira."""
     return _level_map_of(cell.rules, cell.vira_class, vira)
 
@@ -902,11 +902,11 @@ def _level_map_of(rules: RuleSet, vc: ViraClass, vira: int) -> dict[int, int]:
     return {c: rep[lv][k] for lv, cards in enumerate(own) for k, c in enumerate(cards)}
 
 
-def _to_rep(cell: Cell, vira: int, card: int) -> int:
+def _to_rep(cell: Subgame, vira: int, card: int) -> int:
     return _level_map(cell, vira).get(card, card)
 
 
-def _to_rep_action(cell: Cell, vira: int, a: int) -> int:
+def _to_rep_action(cell: Subgame, vira: int, a: int) -> int:
     if a < A_DOWN:
         return A_UP + _to_rep(cell, vira, a - A_UP)
     if a < A_RAISE:
@@ -914,9 +914,9 @@ def _to_rep_action(cell: Cell, vira: int, a: int) -> int:
     return a
 
 
-def native_parts(game, prunes: int | dict = ALL_PRUNES) -> list[tuple[float, Cell]]:
+def native_parts(game, prunes: int | dict = ALL_PRUNES) -> list[tuple[float, Subgame]]:
     """The native builder for ``truco_paulista`` games: one subgame per vira class, as lazy
-    builders (each :class:`Cell` builds its tree when called), so ``solve()`` holds one tree at a time.
+    builders (each :class:`Subgame` builds its tree when called), so ``solve()`` holds one tree at a time.
 
     ``prunes=0`` keeps every action of the game (concede too unless the game is
     ``strategic``), so an exported policy covers every OpenSpiel state; with
@@ -934,14 +934,14 @@ def native_parts(game, prunes: int | dict = ALL_PRUNES) -> list[tuple[float, Cel
     out = []
     check_cell_args(cfg.rules, int(p["score0"]), int(p["score1"]), int(p["dealer"]))
     for vc in vira_classes(cfg.rules):
-        out.append((vc.weight, Cell(cfg.rules, int(p["score0"]), int(p["score1"]), int(p["dealer"]), vc, prunes)))
+        out.append((vc.weight, Subgame(cfg.rules, int(p["score0"]), int(p["score1"]), int(p["dealer"]), vc, prunes)))
     return out
 
 
 def table_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray | None = None) -> dict:
     """Everything a strategy table needs to label this tree's rows (``prefix``, ``root_hidden``: a
     subtree's, see :func:`infoset_labels`)."""
-    cell: Cell = tree.source
+    cell: Subgame = tree.source
     if tree.index.labels is None:  # cells sharing a tree (same structure) share its labels
         tree.index.labels = dict(infoset_labels(tree, prefix, root_hidden), action=slot_action_strings(tree))
     out = dict(tree.index.labels)
@@ -965,7 +965,7 @@ def canonical_key(rules, vira: str, cards: str, history: str | list[str] = "", *
     else:
         v = parse_card(vira) if isinstance(vira, str) else int(vira)
     vc = vira_class_of(rules, v)
-    cell = Cell(rules, score[0], score[1], dealer, vc)
+    cell = Subgame(rules, score[0], score[1], dealer, vc)
     names = level_names(rules, vc)
     rep_level = {c: lv for lv, cs in enumerate(vc.level_cards) for c in cs}
     level = {c: rep_level[_to_rep(cell, v, c)] for c in rules.deck.tolist() if c != v}

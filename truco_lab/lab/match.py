@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -34,18 +35,34 @@ from truco_lab.lab.cell import CellJob, CellResult, CellSpec, Stop, candidate_co
 from truco_lab.lab.equity import EquityTable
 from truco_lab.rules.ruleset import RuleSet, sees_own_cards
 
-Cell = tuple[int, int, int]  # (score0, score1, dealer)
+
+class ScoreCell(NamedTuple):
+    """A score cell of the match: both scores at the start of a hand and the dealer. A plain tuple too
+    (equal to and hashed as ``(score0, score1, dealer)``), so the match's dicts take either."""
+
+    score0: int
+    score1: int
+    dealer: int
+
+    def canonical(self) -> tuple[ScoreCell, bool]:
+        """(the canonical cell, whether this one is its mirror): seat symmetry solves ``a < b``, or ``a = b``
+        with player 1 dealing (the match's first dealer); the mirror plays it with the seats swapped."""
+        a, b, d = self
+        if a < b or (a == b and d == 1):
+            return self, False
+        return ScoreCell(b, a, 1 - d), True
+
+    @property
+    def name(self) -> str:
+        return f"{self.score0}x{self.score1} d{self.dealer}"
 
 
-def canonical(cell: Cell) -> tuple[Cell, bool]:
-    """(the canonical cell, whether ``cell`` is its mirror)."""
-    a, b, d = cell
-    if a < b or (a == b and d == 1):
-        return cell, False
-    return (b, a, 1 - d), True
+def canonical(cell) -> tuple[ScoreCell, bool]:
+    """(the canonical cell, whether ``cell`` is its mirror) of a ``(score0, score1, dealer)``."""
+    return ScoreCell(*(int(x) for x in cell)).canonical()
 
 
-def successors(rules: RuleSet, cell: Cell) -> set[Cell]:
+def successors(rules: RuleSet, cell: ScoreCell) -> set[ScoreCell]:
     """Live cells a hand at ``cell`` can lead to."""
     a, b, d = cell
     out = set()
@@ -56,7 +73,7 @@ def successors(rules: RuleSet, cell: Cell) -> set[Cell]:
     return out
 
 
-def select_cells(rules: RuleSet, which: str | list[tuple[int, int]]) -> list[Cell]:
+def select_cells(rules: RuleSet, which: str | list[tuple[int, int]]) -> list[ScoreCell]:
     """Canonical cells to solve, successors included: ``all``, ``eleven`` (a player on target-1)
     or a list of score pairs (both dealers)."""
     t = rules.target
@@ -70,7 +87,7 @@ def select_cells(rules: RuleSet, which: str | list[tuple[int, int]]) -> list[Cel
             if not (0 <= a < t and 0 <= b < t):
                 raise ValueError(f"cell {a},{b}: scores must be in 0..{t - 1}")
             start += [(a, b, 0), (a, b, 1)]
-    need: set[Cell] = set()
+    need: set[ScoreCell] = set()
     todo = [canonical(c)[0] for c in start]
     while todo:
         c = todo.pop()
@@ -81,14 +98,14 @@ def select_cells(rules: RuleSet, which: str | list[tuple[int, int]]) -> list[Cel
     return order(need)
 
 
-def order(cells) -> list[Cell]:
+def order(cells) -> list[ScoreCell]:
     """Backward-induction order: decreasing score sum (every successor comes first)."""
     return sorted(cells, key=lambda c: (-(c[0] + c[1]), c[0], c[1], c[2]))
 
 
-def levels(cells: list[Cell]) -> list[list[Cell]]:
+def levels(cells: list[ScoreCell]) -> list[list[ScoreCell]]:
     """Cells grouped by score sum, in solving order; cells of one level are independent."""
-    out: list[list[Cell]] = []
+    out: list[list[ScoreCell]] = []
     for c in order(cells):
         if out and out[-1][0][0] + out[-1][0][1] == c[0] + c[1]:
             out[-1].append(c)
@@ -97,7 +114,7 @@ def levels(cells: list[Cell]) -> list[list[Cell]]:
     return out
 
 
-def live_ladder(rules: RuleSet, cell: Cell, prunes: int = ALL_PRUNES) -> tuple[int, ...]:
+def live_ladder(rules: RuleSet, cell: ScoreCell, prunes: int = ALL_PRUNES) -> tuple[int, ...]:
     """The stakes a hand at ``cell`` can reach (raises capped once the stake already decides the match)."""
     a, b, _ = cell
     t = rules.target
@@ -141,7 +158,7 @@ STREAM_SLOWDOWN = 79.0 / 23.0  # benchmarks/streamed.py at 0x0 (one thread) agai
 
 @dataclass
 class PlanRow:
-    cell: Cell
+    cell: ScoreCell
     ladder: tuple[int, ...]
     classes: int
     peak_gb: float
@@ -162,7 +179,7 @@ class PlanRow:
         return max(16e-9 * self.entries, 8e-9 * self.entries + part * (threads + 1)) + 1.0
 
 
-def plan(rules: RuleSet, cells: list[Cell], prunes: int = ALL_PRUNES, target: float = 1e-3) -> list[PlanRow]:
+def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, target: float = 1e-3) -> list[PlanRow]:
     """Predicted cost of each cell: live ladder, peak memory of one (cell, vira class) task, CPU-hours."""
     nclass = len(vira_classes(rules))
     full = len(rules.deck) == 40
@@ -226,7 +243,7 @@ class MatchState:
         self.v0 = np.full((2, self.target, self.target), np.nan)
         self.v1 = np.full((2, self.target, self.target), np.nan)
 
-    def set_br(self, cell: Cell, b0: float, b1: float) -> None:
+    def set_br(self, cell: ScoreCell, b0: float, b1: float) -> None:
         a, b, d = cell
         self.v0[d, a, b], self.v1[d, a, b] = b0, b1
         self.v0[1 - d, b, a], self.v1[1 - d, b, a] = b1, b0  # the mirror: seats swapped
@@ -237,12 +254,12 @@ class MatchState:
             raise KeyError(f"best-response value of cell {a}x{b} dealer {d} is not known")
         return float(v)
 
-    def match_exploitability(self, cell: Cell) -> float:
+    def match_exploitability(self, cell: ScoreCell) -> float:
         a, b, d = cell
         return float((self.v0[d, a, b] + self.v1[d, a, b] - 1.0) / 2.0)
 
 
-def cell_jobs(cfg: MatchConfig, state: MatchState, cell: Cell, out: Path | None,
+def cell_jobs(cfg: MatchConfig, state: MatchState, cell: ScoreCell, out: Path | None,
               last_by_structure: dict[str, CellJob]) -> list[CellJob]:
     """The (cell, vira class) jobs of one canonical cell, given every successor's values."""
     rules = cfg.rules
@@ -267,7 +284,7 @@ def cell_jobs(cfg: MatchConfig, state: MatchState, cell: Cell, out: Path | None,
     return jobs
 
 
-def combine_cell(cell: Cell, results: list[CellResult]) -> dict:
+def combine_cell(cell: ScoreCell, results: list[CellResult]) -> dict:
     """One score cell from its vira classes (weighted by class probability)."""
     w = np.array([r.vira_weight for r in results])
     w = w / w.sum()
@@ -292,15 +309,15 @@ def combine_cell(cell: Cell, results: list[CellResult]) -> dict:
     }
 
 
-def solve_match(cfg: MatchConfig, cells: list[Cell], executor, out: Path | None = None,
-                on_cell: Callable[[Cell, dict, MatchState], None] | None = None,
+def solve_match(cfg: MatchConfig, cells: list[ScoreCell], executor, out: Path | None = None,
+                on_cell: Callable[[ScoreCell, dict, MatchState], None] | None = None,
                 on_job: Callable[[CellJob, CellResult], None] | None = None) -> MatchState:
     """Solve ``cells`` (canonical, successors included) level by level on ``executor``."""
     state = MatchState(cfg.rules.target)
     last_by_structure: dict[str, CellJob] = {}
     for level in levels(cells):
         jobs: list[CellJob] = []
-        owner: dict[str, Cell] = {}
+        owner: dict[str, ScoreCell] = {}
         blind = [c for c in level if not sees_own_cards(cfg.rules, c[:2])]
         for cell in blind:
             # seed 001's iron hand: no decisions, its exact value is the deal's chance (nothing to certify)
@@ -321,7 +338,7 @@ def solve_match(cfg: MatchConfig, cells: list[Cell], executor, out: Path | None 
             for job in cell_jobs(cfg, state, cell, out, last_by_structure):
                 jobs.append(job)
                 owner[job.key] = cell
-        done: dict[Cell, list[CellResult]] = {c: [] for c in level}
+        done: dict[ScoreCell, list[CellResult]] = {c: [] for c in level}
 
         def collect(job: CellJob, res: CellResult, done=done, owner=owner) -> None:
             done[owner[job.key]].append(res)
@@ -344,12 +361,12 @@ def solve_match(cfg: MatchConfig, cells: list[Cell], executor, out: Path | None 
     return state
 
 
-def worst_path_bound(rules: RuleSet, state: MatchState, cell: Cell) -> float:
+def worst_path_bound(rules: RuleSet, state: MatchState, cell: ScoreCell) -> float:
     """Sum of per-cell NashConvs along the worst path from ``cell``: an upper bound on the
     match exploitability there (each cell adds at most its own best-response gains)."""
-    memo: dict[Cell, float] = {}
+    memo: dict[ScoreCell, float] = {}
 
-    def go(c: Cell) -> float:
+    def go(c: ScoreCell) -> float:
         can, _ = canonical(c)
         if can in memo:
             return memo[can]

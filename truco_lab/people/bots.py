@@ -31,7 +31,7 @@ import numpy as np
 
 from truco_lab.people.strategy import Strategy
 from truco_lab.rules import engine as E
-from truco_lab.rules.cards import A_ACCEPT, A_ACCEPT_ELEVEN, A_FOLD, A_FOLD_ELEVEN, A_RAISE, A_UP
+from truco_lab.rules.cards import A_ACCEPT, A_ACCEPT_ELEVEN, A_CONCEDE, A_FOLD, A_FOLD_ELEVEN, A_RAISE, A_UP
 from truco_lab.rules.ruleset import PAULISTA, RuleSet
 
 
@@ -271,7 +271,8 @@ class RandomBot(BotBase):
     name = "random"
 
     def probabilities(self, state) -> dict[int, float]:
-        legal = state.legal_actions()
+        # the strategic game's actions: conceding (offered at the table) is dominated, and no bot takes it
+        legal = [a for a in state.legal_actions() if a != A_CONCEDE] or state.legal_actions()
         return {a: 1.0 / len(legal) for a in legal}
 
 

@@ -17,6 +17,7 @@ from truco_lab.rules import engine as E
 from truco_lab.rules.cards import (
     A_ACCEPT,
     A_ACCEPT_ELEVEN,
+    A_CONCEDE,
     A_DOWN,
     A_FOLD,
     A_FOLD_ELEVEN,
@@ -48,7 +49,8 @@ def describe_action(a: int, raise_targets: tuple[int, ...] = (3, 6, 9, 12)) -> s
         i = a - A_RAISE
         return f"{_CALLS[i]} (raise to {raise_targets[i]})"
     return {A_ACCEPT: "accept the raise", A_FOLD: "fold (run)", A_ACCEPT_ELEVEN: "accept the hand of eleven",
-            A_FOLD_ELEVEN: "fold the hand of eleven"}.get(a, action_str(a, raise_targets))
+            A_FOLD_ELEVEN: "fold the hand of eleven", A_CONCEDE: "concede the hand (pays what a fold would)"
+            }.get(a, action_str(a, raise_targets))
 
 
 class Table:
@@ -56,14 +58,16 @@ class Table:
 
     def __init__(self, rules, bot, *, match: bool = True, seat: int = 0, seed: int = 0, hints=None,
                  score: tuple[int, int] = (0, 0), dealer: int = 1, read=None, write=print) -> None:
+        # strategic=False: conceding the hand is a move of the game (seed 000: any turn but the hand of
+        # eleven's decision), offered at the table though the solved trees drop it as dominated
         params = {"ranks": rules.ranks, "suits": rules.suits, "max_stake": max(rules.ladder),
-                  "rules": rules.name}
+                  "rules": rules.name, "strategic": False}
         if match:
             self.game = pyspiel.load_game("truco_paulista_match", params)
         else:
             self.game = pyspiel.load_game("truco_paulista", dict(params, score0=score[0], score1=score[1],
                                                                    dealer=dealer))
-        self.rules, self.bot, self.seat, self.hints = rules, bot, seat, hints
+        self.rules, self.bot, self.seat, self.hints, self.match = rules, bot, seat, hints, match
         self.rt = rules.raise_targets
         self.rng = np.random.default_rng(seed)
         self.read = read or (lambda prompt: input(prompt))  # looked up at call time (tests patch it)
@@ -88,7 +92,16 @@ class Table:
             self.write(f"vira {pretty(int(E.vira(s)))} → manilhas are the {manilha}s (♣ > ♥ > ♠ > ♦)")
         else:
             fixed = self.rules.fixed_manilha_ids()[::-1]
-            self.write("no vira: the manilhas are always " + " > ".join(pretty(c) for c in fixed))
+            every = " > ".join(self.rules.fixed_manilhas.split()[::-1])
+            self.write("no vira: the manilhas are always " + " > ".join(pretty(c) for c in fixed) if fixed else
+                       f"no vira, and none of the fixed manilhas ({every}) is in this deck: plain ranks decide")
+        self.write("table: " + self._tricks(st))
+        held = [int(E.held_card(s, me, i)) for i in range(3)]
+        self.write("your cards: " + " ".join(pretty(c) for c in held if c >= 0))
+
+    def _tricks(self, st) -> str:
+        """The cards on the table round by round (the bot's face-down cards as ??), with each round's winner."""
+        s = st.s
         rounds = []
         for x in range(int(E.nplays(s))):
             who = self._who(int(E.play_owner(s, x)))
@@ -101,9 +114,7 @@ class Table:
                 w = int(E.round_winner(s, x // 2)) if x // 2 < int(E.nrounds(s)) else -1
                 res = "" if w < 0 else " → tie" if w == E.TIE else f" → {self._who(w)}"
                 rounds[-1] += f", {who} {shown}{res}"
-        self.write("table: " + (" | ".join(rounds) if rounds else "(no cards played yet)"))
-        held = [int(E.held_card(s, me, i)) for i in range(3)]
-        self.write("your cards: " + " ".join(pretty(c) for c in held if c >= 0))
+        return " | ".join(rounds) if rounds else "(no cards played yet)"
 
     def _hint(self, st) -> dict[int, float] | None:
         """Print the solution's advice; returns action -> value (None without a hint)."""
@@ -127,8 +138,9 @@ class Table:
         return vals
 
     # ---- input ---------------------------------------------------------------------------------
-    def _ask(self, legal: list[int]) -> int | None:
-        """The human's action (None: leave)."""
+    def _ask(self, st, legal: list[int]) -> int | None:
+        """The human's action (None: leave): a menu number, the menu's own words (``play 2h``, ``2h``,
+        ``truco``, ``accept``), or an action in notation."""
         for i, a in enumerate(legal, 1):
             self.write(f"  {i}) {describe_action(a, self.rt)}")
         while True:
@@ -139,23 +151,51 @@ class Table:
             if text.lower() in ("q", "quit", "exit"):
                 return None
             if text in ("?", "h", "help"):
-                self.write(f"type 1-{len(legal)}, or an action in notation (e.g. '{action_str(legal[0], self.rt)}'), "
-                           "or q to leave")
+                self.write(f"type 1-{len(legal)}, the move's words (e.g. '{describe_action(legal[0], self.rt)}'), "
+                           f"an action in notation (e.g. '{action_str(legal[0], self.rt)}'), or q to leave")
                 continue
             if text.isdigit():
                 if 1 <= int(text) <= len(legal):
                     return legal[int(text) - 1]
                 self.write(f"'{text}' is not one of the choices: type 1-{len(legal)}, ? for help, q to leave")
                 continue
-            try:
-                a = parse_action(text, self.rt)
-            except ValueError as e:
-                self.write(f"'{text}' is not a move: {e}. Type 1-{len(legal)}, ? for help, q to leave")
-                continue
+            a = self._words(text, legal)
+            if a is None:
+                try:
+                    a = parse_action(text, self.rt)
+                except ValueError as e:
+                    self.write(f"'{text}' is not a move: {e}. Type 1-{len(legal)}, ? for help, q to leave")
+                    continue
             if a not in legal:
-                self.write(f"'{text}' is not legal now: choose 1-{len(legal)}")
+                self.write(f"'{text}' is not legal now: {self._why_not(st, a)}. Choose 1-{len(legal)}")
                 continue
             return a
+
+    def _words(self, text: str, legal: list[int]) -> int | None:
+        """The legal action the menu's own words name (``play 2h``, ``2h``, ``truco``, ``accept``), if any."""
+        t = " ".join(text.lower().replace("!", "").split())
+        for a in legal:
+            words = describe_action(a, self.rt).lower().replace("!", "")
+            short = words.split(" (")[0]
+            if t in (words, short) or (a < A_DOWN and t in (action_str(a, self.rt)[len("play_face_up "):].lower(),
+                                                          f"play {action_str(a, self.rt).split()[-1].lower()}")):
+                return a
+        starts = [a for a in legal if describe_action(a, self.rt).lower().startswith(t + " ")]
+        return starts[0] if len(starts) == 1 else None  # "accept", "fold", "concede": unambiguous first words
+
+    def _why_not(self, st, a: int) -> str:
+        """Why the engine refuses ``a`` here, in words."""
+        code = int(E.check_action(st.s, st.rules.to_array(), st.current_player(), a))
+        name = E.ERROR_NAMES.get(code, "not legal") if code != E.OK else "a move the table does not offer"
+        return {"CARD_NOT_IN_HAND": "that card is not in your hand",
+                "HIDE_NOT_ALLOWED_IN_FIRST_ROUND": "face-down plays start in round 2",
+                "RAISE_NOT_ALLOWED": "you may not raise now (you raised last, raises are locked, or the stake is at "
+                                     "its top)",
+                "RAISE_PENDING": "a raise is pending: accept, fold or raise again",
+                "DECISION_PENDING": "the hand of eleven must be decided first",
+                "NO_PENDING_RAISE": "nobody has raised",
+                "NO_PENDING_ELEVEN_DECISION": "there is no hand of eleven to decide",
+                "BLIND_PLAY": "the iron hand is played blind"}.get(name, name.lower().replace("_", " "))
 
     # ---- the game loop ----------------------------------------------------------------------------
     def run(self) -> int:
@@ -172,7 +212,11 @@ class Table:
                     for c in cards:
                         st.apply_action(c)
                     if st.is_terminal() or (hasattr(st, "past") and len(st.past) > before):
-                        self.write("the iron hand is played blind: both flip their cards in dealt order")
+                        me = self.seat
+                        mine = cards[3 * me:3 * me + 3]
+                        self.write("the iron hand is played blind: both flip their cards in dealt order; yours were "
+                                   + " ".join(pretty(c) for c in mine))
+                        self.write("table: " + self._tricks(st))
                         self._hand_over(st, cards)  # decided at the deal (house rules' iron hand)
                     continue
                 p = st.current_player()
@@ -180,7 +224,7 @@ class Table:
                 if p == self.seat:
                     self._show(st)
                     vals = self._hint(st)
-                    a = self._ask(st.legal_actions())
+                    a = self._ask(st, st.legal_actions())
                     if a is None:
                         self.write(f"you left the table (score you {int(E.score(st.s, self.seat))}, "
                                    f"bot {int(E.score(st.s, 1 - self.seat))}).")
@@ -203,16 +247,21 @@ class Table:
             self.write("\nyou left the table.")
             return 0
         r = st.returns()[self.seat]
-        self.write("you win the match!" if r > 0 else "the bot wins." if r < 0 else "a draw.")
+        if self.match:
+            self.write("you win the match!" if r > 0 else "the bot wins." if r < 0 else "a draw.")
+        else:  # one hand: its points, not a match
+            self.write(f"you win the hand (+{r:g} points)." if r > 0 else
+                       f"the bot wins the hand (+{-r:g} points)." if r < 0 else "the hand is a draw.")
         return 0
 
     def _hand_over(self, st, deal) -> None:
         me = self.seat
         # the finished hand's engine state stays in place until the next deal: scores after the award
         sc = (int(E.score(st.s, 0)), int(E.score(st.s, 1)))
-        bot_cards = deal[3 * (1 - me):3 * (1 - me) + 3]
-        self.write(f"hand over. bot held {' '.join(pretty(c) for c in bot_cards)}. score you {sc[me]}, "
-                   f"bot {sc[1 - me]}")
+        # seed 000: a face-down card is never revealed, not even when the hand is over
+        down = {int(E.play_card(st.s, x)) for x in range(int(E.nplays(st.s))) if E.play_down(st.s, x)}
+        bot_cards = [pretty(c) if c not in down else "??" for c in deal[3 * (1 - me):3 * (1 - me) + 3]]
+        self.write(f"hand over. bot held {' '.join(bot_cards)}. score you {sc[me]}, bot {sc[1 - me]}")
         if self.hints is not None:
             if self.lost:
                 for mine, best, loss in self.lost:

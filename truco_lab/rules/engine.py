@@ -52,6 +52,7 @@ from truco_lab.rules.ruleset import (
     R_TARGET,
     R_VIRA,
 )
+from truco_lab.rules.spanish import envido_rule
 
 # ---- state layout -------------------------------------------------------
 # Seats: 2 (heads-up) or 4 (two against two, partners facing: teams 0+2 and 1+3). Per-seat blocks have
@@ -544,17 +545,7 @@ def manilha_for(r, vira) -> int:
 def envido_points(a, b, c, r) -> int:
     """Seed 004 §5: two cards of one suit score their values plus 20 (three of a suit: the best two);
     with no two of a suit, the highest single value. Values come from the rules' table."""
-    va = r[R_ENV_VAL + a]
-    vb = r[R_ENV_VAL + b]
-    vc = r[R_ENV_VAL + c]
-    best = max(va, max(vb, vc))
-    if a & 3 == b & 3:
-        best = max(best, 20 + va + vb)
-    if a & 3 == c & 3:
-        best = max(best, 20 + va + vc)
-    if b & 3 == c & 3:
-        best = max(best, 20 + vb + vc)
-    return best
+    return envido_rule(a, b, c, r[R_ENV_VAL + a], r[R_ENV_VAL + b], r[R_ENV_VAL + c])
 
 
 @nb.njit(cache=True, inline="always")

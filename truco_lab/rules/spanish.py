@@ -9,6 +9,8 @@ Card literal: rank ``1..7, 10, 11, 12`` then suit ``e b o c`` (espadas, bastos, 
 
 from __future__ import annotations
 
+import numba as nb
+
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
 SUITS = "eboc"
 SUIT_NAMES = ("espadas", "bastos", "oros", "copas")
@@ -78,11 +80,22 @@ def envido_points(cards: str | list[str] | list[int]) -> int:
     ids = parse_cards(cards) if isinstance(cards, str) or (cards and isinstance(cards[0], str)) else list(cards)
     if len(ids) != 3:
         raise ValueError(f"an envido hand has three cards, got {len(ids)}: {cards!r}")
-    best = max(envido_value(c) for c in ids)
-    for s in range(4):
-        vals = sorted((envido_value(c) for c in ids if c & 3 == s), reverse=True)
-        if len(vals) >= 2:
-            best = max(best, 20 + vals[0] + vals[1])
+    a, b, c = (int(x) for x in ids)
+    return int(envido_rule(a, b, c, envido_value(a), envido_value(b), envido_value(c)))
+
+
+@nb.njit(cache=True, inline="always")
+def envido_rule(a, b, c, va, vb, vc) -> int:
+    """The envido rule itself, once (the engine calls it with its rules table's values): cards ``a b c``
+    (ids: the suit is ``id & 3``) worth ``va vb vc``; two of a suit score both values plus 20 (three of a
+    suit: the best two), else the highest single value."""
+    best = max(va, max(vb, vc))
+    if a & 3 == b & 3:
+        best = max(best, 20 + va + vb)
+    if a & 3 == c & 3:
+        best = max(best, 20 + va + vc)
+    if b & 3 == c & 3:
+        best = max(best, 20 + vb + vc)
     return best
 
 
