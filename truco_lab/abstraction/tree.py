@@ -820,7 +820,8 @@ def locate(tree: VectorTree, player: int, cards, actions) -> int:
     n = 0
     for p, a in actions:
         if tree.node_actor[n] != p:
-            raise ValueError(f"action {a} by player {p} out of turn (player {tree.node_actor[n]} acts)")
+            raise ValueError(f"{tree.source.rules.action_str(a)!r} by player {p} out of turn (player "
+                             f"{tree.node_actor[n]} acts)")
         if a < A_DOWN:
             lv = card_level[a - A_UP]
             want = lambda c, lv=lv: c < A_DOWN and card_level[c - A_UP] == lv  # noqa: E731
@@ -834,13 +835,14 @@ def locate(tree: VectorTree, player: int, cards, actions) -> int:
         c0 = int(tree.node_child[n])
         child = next((c for c in range(c0, c0 + int(tree.node_nchild[n])) if want(int(tree.node_action[c]))), None)
         if child is None:
-            raise KeyError(f"action {a} is not in the solved tree (pruned or impossible)")
+            raise KeyError(f"{tree.source.rules.action_str(a)!r} is not in the solved tree (a dominated move it "
+                           "prunes, or impossible)")
         if p == player:
             i = int(tree.node_infoset[n]) + elem - int(tree.node_list[n, p])
             o = int(tree.infoset_offset[i])
             slots = [o + k for k in range(int(tree.infoset_nact[i])) if tree.entry_action[o + k] == private]
             if not slots:
-                raise KeyError(f"action {a} is not in the solved tree for this hand")
+                raise KeyError(f"{tree.source.rules.action_str(a)!r} is not in the solved tree for this hand")
             elem = int(tree.entry_child[slots[0]])
         n = child
     if tree.node_actor[n] != player:

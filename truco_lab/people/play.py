@@ -127,6 +127,9 @@ class Table:
         except KeyError as e:
             self.write(f"hint: none here ({str(e).strip(chr(39))})")
             return None
+        if not adv.reached:  # its probabilities here would be an even split that means nothing
+            self.write("hint: the solution never reaches this decision (an earlier move it never makes); no advice")
+            return None
         parts = []
         for r in adv.actions.itertuples():
             what = describe_action(parse_action(r.action, self.rt), self.rt)
