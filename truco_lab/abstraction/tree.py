@@ -461,12 +461,8 @@ def _cell_inputs(rules: RuleSet, score0, score1, dealer, vira_class, prunes, pay
     nlev = len(vc.level_cards)
     if nlev > 31:
         raise ValueError(f"{nlev} strength levels: the packed hand format holds at most 31")
-    lvl_cards = np.full((nlev, 4), -1, np.int32)
-    card_level = np.full(40, -1, np.int32)
-    for lv, cards in enumerate(vc.level_cards):
-        lvl_cards[lv, : len(cards)] = cards
-        for c in cards:
-            card_level[c] = lv
+    lv = hand_levels(vc)
+    lvl_cards, card_level = lv.lvl_cards.copy(), lv.card_level.copy()  # the builder's own (it may write them)
     hands, packed = _hands(vc.multiplicity)
     root = np.zeros(E.STATE_SIZE, np.int32)
     E.new_hand(root, r, dealer, score0, score1, np.full(6, -1, np.int32), vc.vira)
