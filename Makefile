@@ -19,14 +19,15 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 setup: $(STAMP)
 
+# -n 2: the suite on both cores (pytest-xdist); tests share no files (tmp_path) and assert no timings.
 test: setup
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 # The inner loop: everything but the tests marked slow (under two minutes).
 test-fast: setup
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -n 2 -m "not slow"
 
 # The default main job: the eleven row in match equity, both dealers, to exploitability <= 1e-3 (resumable).
 solve: setup

@@ -41,3 +41,10 @@ def small_grid(tmp_path_factory):
     cfg = MatchConfig(rules, target=1e-4)  # with tables: the notebooks read them
     state, summary = run_match(cfg, "all", out, workers=1, progress=False)
     return out, cfg, state, summary
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test that uses the whole-grid fixture solves a 10-card match first (~15 s): it is slow."""
+    for item in items:
+        if "small_grid" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)

@@ -5,6 +5,7 @@ import pytest
 from truco_lab.cli import main
 
 
+@pytest.mark.slow
 def test_bench_engine_ends_with_a_rate_line(capsys):
     assert main(["bench", "engine", "--hands", "20000", "--seconds", "0.2"]) == 0
     out = capsys.readouterr().out.strip().splitlines()

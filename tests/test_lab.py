@@ -33,6 +33,7 @@ def _hand_game(rules, **kw):
     return pyspiel.load_game("truco_paulista", params)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bot", [RandomBot(), HeuristicBot("low"), HeuristicBot("high")], ids=lambda b: b.name)
 def test_bot_exploitability_equals_openspiel_nash_conv(bot):
     """Our exact per-cell exploitability of a bot (its strategy read at every information set of the
@@ -347,6 +348,7 @@ def test_vira_all_any_case(tmp_path, capsys):
     assert "game value" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_generic_and_native_tables_are_one_type():
     from solvers.api import solve
     from solvers.tables import StrategyTable
@@ -387,6 +389,7 @@ def test_player_notebooks_run_on_small_solves(small_grid, tmp_path, monkeypatch)
         assert images, f"{name} should draw at least one figure"
 
 
+@pytest.mark.slow
 def test_cell_best_response_bot_realises_its_value_in_openspiel():
     """The best response to a heuristic in one cell: OpenSpiel's exact policy value of the BR bot against
     the heuristic equals the best-response value computed on our tree, for each seat, and beats the

@@ -241,6 +241,7 @@ def test_inline_executor_reuses_trees_between_equal_structures(tmp_path):
     assert 0 < len(ex.cache.trees) <= 2 * 2 * 7
 
 
+@pytest.mark.slow
 def test_streamed_cells_give_the_in_memory_match(tmp_path, capsys):
     """--stream-over routes cells through the streamed solver (cut at depth 3, parts on disk): with cold
     starts on both sides the iterates are the same, so the equities and the match certificate agree."""

@@ -94,6 +94,7 @@ def _os_policy(solver):
     return game, pol
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sampling,iters,tol", [("external", 20000, 1e-2), ("outcome", 200000, 1e-2)])
 def test_mccfr_converges_on_kuhn_poker_by_openspiels_measure(sampling, iters, tol):
     solver = MCCFRSolver(KUHN, sampling=sampling, capacity=64, seed=3, linear=False)
@@ -150,6 +151,7 @@ def test_mccfr_drives_the_engine_and_converges_on_a_small_argentine_hand():
     assert s.num_infosets <= tree.num_infosets
 
 
+@pytest.mark.slow
 def test_mccfr_plays_two_against_two_and_beats_random_head_to_head():
     """Team game: four traversers; no exploitability to certify, so head to head against uniform random play,
     seats swapped to cancel mano's edge (random against random is measured too)."""
@@ -169,6 +171,7 @@ def test_mccfr_plays_two_against_two_and_beats_random_head_to_head():
     assert edge > 3 * se  # points per hand, averaged over both sides
 
 
+@pytest.mark.slow
 def test_cli_mccfr_runs_resumes_and_reports(tmp_path, capsys):
     from solvers.storage import read_json
     from truco_lab.cli import main

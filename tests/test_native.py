@@ -119,6 +119,7 @@ def test_exported_policy_of_a_pruned_solve_covers_the_game():
         (CAP_RAISES, {"ranks": "7QJKA23", "suits": "c", "max_stake": 9}, (6, 8)),
     ],
 )
+@pytest.mark.slow
 def test_each_prune_leaves_the_game_value_unchanged(flag, variant, score):
     rules = PAULISTA.with_deck(variant["ranks"], variant["suits"]).with_max_stake(variant["max_stake"])
     vc = vira_classes(rules)[0]
@@ -213,6 +214,7 @@ def test_native_solve_resumes_bit_identically(tmp_path):
 
 @pytest.mark.parametrize("algorithm,threads", [("dcfr", 1), ("pcfr+", 1), ("cfr+", 1), ("pdcfr+", 1), ("dcfr", 2),
                                                ("pcfr+", 2)])
+@pytest.mark.slow
 def test_per_player_refresh_leaves_the_iterates_bit_identical(algorithm, threads, monkeypatch):
     """Each pass recomputes only the last-updated player's strategy and reach (on two threads: the
     subtrees below the frontier in parallel); a solver forced to recompute everything every pass
@@ -241,6 +243,7 @@ def test_per_player_refresh_leaves_the_iterates_bit_identical(algorithm, threads
     assert a.exploitability() == b.exploitability()
 
 
+@pytest.mark.slow
 def test_threaded_certificate_equals_the_sequential_one(monkeypatch):
     """A certificate runs player 1's best response on a helper thread; it must be bit-identical."""
     import solvers.vector as V

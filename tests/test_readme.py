@@ -17,6 +17,7 @@ def _block(marker: str) -> str:
     return found[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("marker", ["MCCFRSolver(sampled_game(small", "HandState.new(hands=", "simulate.random_hands("])
 def test_readme_block_runs(marker):
     code = _block(marker).replace("1_000_000", "1_000")  # the random-play block's size, cut for the suite

@@ -356,6 +356,7 @@ def test_paulista_keeps_its_action_space_and_rejects_envido():
     ("truco_argentino_match", {"target": 6}), ("truco_argentino_match", {"flor": True, "ranks": "1 7 12 3",
                                                                         "suits": "eb"}),
 ])
+@pytest.mark.slow
 def test_argentine_games_pass_openspiel_checks(name, params):
     g = pyspiel.load_game(name, params)
     pyspiel.random_sim_test(g, num_sims=20, serialize=True, verbose=False)
@@ -413,6 +414,7 @@ def test_small_argentine_hands_solved_and_certified_by_openspiel(options):
     assert exploitability.exploitability(g, res.to_openspiel_policy()) == pytest.approx(res.exploitability, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_cli_solves_argentino(tmp_path, capsys):
     from solvers.storage import read_json
     from truco_lab.cli import main

@@ -249,6 +249,7 @@ def _certify(deck: dict, iterations: int, value: bool = True):
     return r
 
 
+@pytest.mark.slow
 def test_mineiro_native_solve_is_certified_by_openspiel():
     """A small Mineiro variant (with the 7 of hearts, a fixed manilha) solved on the native tree (no prunes):
     OpenSpiel's exploitability and value of the exported policy equal ours."""

@@ -135,6 +135,7 @@ def test_iron_hand_is_blind_and_flipped_in_dealt_order():
     assert not st0.is_terminal() and "hand:" in st0.observation_string(st0.current_player())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["truco_paulista", "truco_paulista_match"])
 def test_house_games_pass_openspiel_checks_and_playouts(name):
     params = {"rules": "paulista_house", "ranks": "KA23", "suits": "hc", "max_stake": 3}
@@ -173,6 +174,7 @@ def test_house_cell_native_value_agrees_with_the_generic_openspiel_walk():
     assert abs(native.game_value - generic.game_value) <= tol
 
 
+@pytest.mark.slow
 def test_house_native_trees_know_draws_and_the_raise_rule():
     """Native trees of house cells: three tied tricks end in a draw paying nothing (two suits make ties), and
     the forbidden raises are gone (fewer slots than seed 000's tree of the same cell without prunes)."""
@@ -220,6 +222,7 @@ def test_play_table_uses_the_chosen_rules():
     assert "played blind" in text and "your move" not in text
 
 
+@pytest.mark.slow
 def test_blind_iron_hand_value_matches_openspiel_enumeration():
     """The exact blind-hand value the match solver uses equals OpenSpiel's exact expectation over the
     house game's chance nodes (no decisions): a fair coin, for any deck."""

@@ -33,6 +33,7 @@ def test_split_tree_has_the_full_trees_information_sets_and_slots(tmp_path, dept
 
 @pytest.mark.parametrize("depth,algorithm,alternating", [(1, "dcfr", True), (3, "dcfr", True),
                                                          (2, "cfr+", False), (4, "pcfr+", True)])
+@pytest.mark.slow
 def test_streamed_iterates_are_the_in_memory_solvers(tmp_path, depth, algorithm, alternating):
     full, st = _pair(tmp_path, SMALL, (3, 3), depth, algorithm, alternating)
     # float32 regrets summed in another order round differently; PCFR+'s predictions amplify that
@@ -127,6 +128,7 @@ def test_a_truncated_part_is_a_clear_error(tmp_path):
         StreamedSolver(split).iterate(1)
 
 
+@pytest.mark.slow
 def test_cli_solve_streamed_equals_in_memory(tmp_path, capsys):
     import json
 
@@ -150,6 +152,7 @@ def test_cli_solve_streamed_equals_in_memory(tmp_path, capsys):
     assert e.value.code == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("depth,min_reach", [(1, 0.0), (3, 0.0), (2, 1e-3)])
 def test_streamed_tables_are_the_in_memory_tables(tmp_path, depth, min_reach):
     """The same rows (keys, actions), probabilities, reaches and action values as the in-memory table,

@@ -138,6 +138,7 @@ def test_table_filters_and_aggregate_view():
     assert len(f) and ((f >= 0) & (f <= 1 + 1e-6)).all()
 
 
+@pytest.mark.slow
 def test_quickstart_notebook_runs_on_a_small_solve(tmp_path, monkeypatch):
     """The notebook reads results/eleven by default; here the eleven row of a small deck."""
     nbformat = pytest.importorskip("nbformat")
