@@ -46,6 +46,7 @@ lab: solve
 	cd notebooks && ../$(BIN)/jupyter-execute --inplace 0[2-6]_*.ipynb
 
 bench: setup
+	$(BIN)/python benchmarks/bandwidth.py
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/solvers.py
 	$(BIN)/python benchmarks/threads.py

@@ -21,6 +21,7 @@ from pathlib import Path
 # Run as a script, this file's folder comes first on sys.path and its name
 # would shadow the `solvers` package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+sys.path.append(str(Path(__file__).resolve().parent))  # after the packages: this folder's bandwidth.py
 
 import pyspiel  # noqa: E402
 
@@ -76,6 +77,9 @@ def one_cell(score0: int, score1: int, dealer: int, vira: int, iterations: int, 
             expl = s.exploitability()
         reached[str(target)] = s.iteration
     state = s.regrets.nbytes + s.ssum.nbytes + (s.pred.nbytes if s.pred.size > 1 else 0)
+    # the least an iteration must move: its solver state read and written once (regrets, sums, prediction),
+    # the strategy written and read once, and the structure the kernels read (child links, counts, hands)
+    moved = 2 * state + 2 * s.current_strategy().nbytes + tree.nbytes()
     return {
         "cell": f"{rules_name} {score0}x{score1} dealer {dealer} vira class {vira} threads {threads}",
         "nodes": tree.num_nodes,
@@ -85,11 +89,19 @@ def one_cell(score0: int, score1: int, dealer: int, vira: int, iterations: int, 
         "bytes_per_entry_total": (s.nbytes() + tree.nbytes()) / tree.num_slots,
         "build_peak_gb": build_peak, "peak_gb": peak_rss_gb(),
         "peak_bytes_per_entry": peak_rss_gb() * 2**30 / tree.num_slots, "iterations_to": reached,
+        "bytes_per_iteration": moved, "best_response_s_per_entry": br / tree.num_slots,
     }
 
 
-def print_cell(f: dict) -> None:
+def print_cell(f: dict, gbps: float | None = None) -> None:
     conv = ", ".join(f"{n} it to {k}" for k, n in f["iterations_to"].items())
+    if gbps:
+        ns = f["s_per_iteration"] / f["entries"] * 1e9
+        bound = f["bytes_per_iteration"] / (gbps * 1e9) / f["entries"] * 1e9
+        print(f"  {f['cell']}: an iteration moves >= {f['bytes_per_iteration'] / 1e9:.2f} GB "
+              f"({f['bytes_per_iteration'] / f['entries']:.0f} B/entry); {ns:.1f} ns/entry/iteration against a "
+              f"bandwidth bound of {bound:.2f} ns ({ns / bound:.1f}x the bound at {gbps:.0f} GB/s); best response "
+              f"{f['best_response_s_per_entry'] * 1e9:.1f} ns/entry", flush=True)
     print(f"{f['cell']}: {f['infosets']:,} infosets, {f['entries']:,} entries, {f['nodes']:,} public nodes; "
           f"build {f['build_s']:.1f} s; {f['s_per_iteration']:.3f} s/iteration; best response {f['exploitability_s']:.2f} s; "
           f"{f['bytes_per_entry_state']:.0f} B/entry solver state, {f['bytes_per_entry_total']:.0f} B/entry kernels all in, "
@@ -118,6 +130,10 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(one_cell(a, b, args.dealer, args.vira, args.iterations, args.algorithm, args.converge,
                                   args.rules, args.threads)))
         return
+    from bandwidth import triad_gbps  # benchmarks/bandwidth.py, beside this file
+
+    gbps = triad_gbps(1.0, args.threads)
+    print(f"memory bandwidth here (numba triad, {args.threads} thread(s)): {gbps:.1f} GB/s", flush=True)
     if not args.no_leduc:
         leduc()
     cells = ["11,11", "10,10", "7,7", "4,4"] if args.cells == ["tiers"] else args.cells
@@ -130,7 +146,7 @@ def main(argv: list[str] | None = None) -> None:
             why = "killed (out of memory?)" if p.returncode < 0 else p.stderr.strip().splitlines()[-1:]
             print(f"cell {cell}: failed: {why}", flush=True)
             continue
-        print_cell(json.loads(p.stdout.strip().splitlines()[-1]))
+        print_cell(json.loads(p.stdout.strip().splitlines()[-1]), gbps)
 
 
 if __name__ == "__main__":
