@@ -21,7 +21,6 @@ from pathlib import Path
 # Run as a script, this file's folder comes first on sys.path and its name
 # would shadow the `solvers` package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-sys.path.append(str(Path(__file__).resolve().parent))  # after the packages: this folder's bandwidth.py
 
 import pyspiel  # noqa: E402
 
@@ -130,7 +129,12 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(one_cell(a, b, args.dealer, args.vira, args.iterations, args.algorithm, args.converge,
                                   args.rules, args.threads)))
         return
-    from bandwidth import triad_gbps  # benchmarks/bandwidth.py, beside this file
+    import importlib.util  # benchmarks/bandwidth.py, beside this file (not on sys.path: see above)
+
+    spec = importlib.util.spec_from_file_location("bandwidth", Path(__file__).with_name("bandwidth.py"))
+    bandwidth = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bandwidth)
+    triad_gbps = bandwidth.triad_gbps
 
     gbps = triad_gbps(1.0, args.threads)
     print(f"memory bandwidth here (numba triad, {args.threads} thread(s)): {gbps:.1f} GB/s", flush=True)
