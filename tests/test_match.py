@@ -266,3 +266,15 @@ def test_streamed_cells_give_the_in_memory_match(tmp_path, capsys):
     assert main(["match", "--out", str(tmp_path / "p"), "--plan", "--cells", "0,0", "--stream-over", "20"]) == 0
     last = capsys.readouterr().out.strip().splitlines()
     assert "streamed from disk" in last[-1] and any(x.endswith("streamed") and "0x0" in x for x in last)
+
+
+def test_min_s_and_endgame_select_every_cell_with_both_scores_at_least_s():
+    """`--cells min:S`: every canonical cell with both scores >= S, successors included (they are: scores only
+    grow); `endgame` is min:9 in a match to 12 (the 1->3 tier and the eleven row)."""
+    got = select_cells(PAULISTA, "min:9")
+    want = {canonical((a, b, d))[0] for a in range(9, 12) for b in range(9, 12) for d in (0, 1)}
+    assert set(got) == want and len(got) == 9  # 3 unequal pairs x 2 dealers + 3 equal ones (player 1 deals)
+    assert select_cells(PAULISTA, "endgame") == got
+    assert set(select_cells(PAULISTA, "min:11")) == {(11, 11, 1)}
+    with pytest.raises(ValueError, match="min:S"):
+        select_cells(PAULISTA, "min:x")

@@ -17,16 +17,21 @@ PROG = "truco-lab match"
 
 
 def cells_item(text: str):
-    """One item of ``--cells``: ``all``, ``eleven`` or a score pair ``A,B``."""
-    if text in ("all", "eleven"):
+    """One item of ``--cells``: ``all``, ``eleven``, ``endgame``, ``min:S`` or a score pair ``A,B``."""
+    if text in ("all", "eleven", "endgame"):
+        return text
+    if text.startswith("min:"):
+        if not text[4:].isdigit() or not 0 <= int(text[4:]) <= 11:
+            raise argparse.ArgumentTypeError(f"expected min:S with a score S in 0..11, got {text!r}")
         return text
     try:
         a, b = (int(x) for x in text.split(","))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected eleven, all or score pairs A,B with integers 0..11, got {text!r}"
-                                         ) from None
+        raise argparse.ArgumentTypeError(f"expected eleven, all, endgame, min:S or score pairs A,B with integers "
+                                         f"0..11, got {text!r}") from None
     if not (0 <= a <= 11 and 0 <= b <= 11):
-        raise argparse.ArgumentTypeError(f"expected eleven, all or score pairs A,B with integers 0..11, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected eleven, all, endgame, min:S or score pairs A,B with integers "
+                                         f"0..11, got {text!r}")
     return a, b
 
 
@@ -34,15 +39,16 @@ def cells_of(items: list) -> str | list[tuple[int, int]]:
     if len(items) == 1 and isinstance(items[0], str):
         return items[0]
     if any(isinstance(x, str) for x in items):
-        raise CliError("argument --cells: 'all' and 'eleven' stand alone, not beside score pairs")
+        raise CliError("argument --cells: 'all', 'eleven', 'endgame' and 'min:S' stand alone, not beside score pairs")
     return list(items)
 
 
 def add_parser(sub) -> None:
     ma = sub.add_parser("match", help="solve the match: every score cell in match equity, by backward induction")
     ma.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    ma.add_argument("--cells", type=cells_item, nargs="+", default=["all"], metavar="eleven|all|A,B ...",
-                    help="cells to solve (their successors are included): all (default), eleven, or score pairs")
+    ma.add_argument("--cells", type=cells_item, nargs="+", default=["all"], metavar="eleven|endgame|min:S|all|A,B ...",
+                    help="cells to solve (their successors are included): all (default), eleven, min:S (both scores "
+                         ">= S), endgame (min:9), or score pairs")
     ma.add_argument("--target-exploitability", type=positive_float, default=1e-3, metavar="E",
                     help="per cell and vira class, in match-win probability (default 1e-3)")
     ma.add_argument("--max-iterations", type=positive_int, default=5000, help="cap per cell (default 5000)")

@@ -74,10 +74,21 @@ def successors(rules: RuleSet, cell: ScoreCell) -> set[ScoreCell]:
 
 
 def select_cells(rules: RuleSet, which: str | list[tuple[int, int]]) -> list[ScoreCell]:
-    """Canonical cells to solve, successors included: ``all``, ``eleven`` (a player on target-1)
-    or a list of score pairs (both dealers)."""
+    """Canonical cells to solve, successors included: ``all``, ``eleven`` (a player on target-1),
+    ``min:S`` (every cell whose two scores are both >= S), ``endgame`` (``min:`` target-3: 9x9 .. 11x11 in a
+    match to 12) or a list of score pairs (both dealers)."""
     t = rules.target
-    if which == "all":
+    if which == "endgame":
+        which = f"min:{t - 3}"
+    if isinstance(which, str) and which.startswith("min:"):
+        try:
+            low = int(which[4:])
+        except ValueError:
+            raise ValueError(f"--cells {which}: min:S takes a whole score S, e.g. min:9") from None
+        if not 0 <= low < t:
+            raise ValueError(f"--cells {which}: S must be in 0..{t - 1}")
+        start = [(a, b, d) for a in range(low, t) for b in range(low, t) for d in (0, 1)]
+    elif which == "all":
         start = [(a, b, d) for a in range(t) for b in range(t) for d in (0, 1)]
     elif which == "eleven":
         start = [(a, b, d) for a in range(t) for b in range(t) for d in (0, 1) if t - 1 in (a, b)]
