@@ -278,3 +278,12 @@ def test_min_s_and_endgame_select_every_cell_with_both_scores_at_least_s():
     assert set(select_cells(PAULISTA, "min:11")) == {(11, 11, 1)}
     with pytest.raises(ValueError, match="min:S"):
         select_cells(PAULISTA, "min:x")
+
+
+def test_local_workers_are_cut_to_what_the_machine_holds():
+    from truco_lab.lab.match_run import workers_that_fit
+
+    said = []
+    assert workers_that_fit(2, 12.0, available_gb=20.0, notify=said.append) == 1 and "running 1" in said[0]
+    assert workers_that_fit(2, 2.1, available_gb=20.0, notify=said.append) == 2 and len(said) == 1
+    assert workers_that_fit(2, 40.0, available_gb=20.0, notify=said.append) == 1  # one task: the guard's to refuse

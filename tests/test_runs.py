@@ -161,7 +161,7 @@ def test_sigterm_before_solving_exits_like_ctrl_c(tmp_path):
     p = subprocess.Popen([*CLI, *MID, "--out", str(tmp_path / "x")], cwd=ROOT, stderr=subprocess.PIPE, text=True)
     time.sleep(4)  # past the imports, still building or compiling
     p.send_signal(signal.SIGTERM)
-    _, err = p.communicate(timeout=60)
+    _, err = p.communicate(timeout=600)  # on a cold numba cache the compile in progress finishes first
     assert p.returncode == 130, err
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from solvers.storage import write_json
+from solvers.storage import available_memory_gb, write_json
 from truco_lab.abstraction.levels import vira_classes
 from truco_lab.abstraction.tree import ALL_PRUNES
 from truco_lab.lab.executors import make_executor
@@ -128,6 +128,8 @@ def run_match(cfg: MatchConfig, which, out: Path, *, executor: str = "local", wo
     nclass = len(vira_classes(cfg.rules))
     peaks = {r.cell: r.streamed_gb if r.peak_gb > cfg.stream_over_gb else r.peak_gb
              for r in plan(cfg.rules, cells, cfg.prunes, cfg.target)}
+    if executor == "local":
+        workers = workers_that_fit(workers, max(peaks.values(), default=0.0))
     ex = make_executor(executor, workers, address,
                        memory_gb=lambda job: peaks.get((job.spec.score0, job.spec.score1, job.spec.dealer), 1.0))
     bar = None
@@ -167,6 +169,23 @@ class MatchRun:
     resume: bool = False
     fresh: bool = False
     progress: bool = True
+
+
+def workers_that_fit(workers: int, task_gb: float, available_gb: float | None = None, notify=None) -> int:
+    """Local workers whose largest predicted tasks fit this machine's available memory together (at least one:
+    a task too big for the machine is the plan's and the memory guard's to refuse). Fewer than asked is said."""
+    if available_gb is None:
+        try:
+            available_gb = available_memory_gb()
+        except OSError:
+            return workers  # unknown: as asked (the single-task guard elsewhere still refuses what cannot fit)
+    fit = max(1, int(available_gb // task_gb)) if task_gb > 0 else workers
+    if fit < workers:
+        (notify or (lambda m: print(m, file=sys.stderr)))(
+            f"truco-lab match: {workers} workers at ~{task_gb:.1f} GB per task (--plan) exceed the {available_gb:.0f} GB "
+            f"available: running {fit}")
+        return fit
+    return workers
 
 
 def main(cfg: MatchConfig, run: MatchRun) -> int:
