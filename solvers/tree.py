@@ -350,11 +350,34 @@ class VectorTree:
         out[idx] = np.repeat(dec, cnt)
         return out
 
+    def resident_bytes(self) -> int:
+        """Bytes this tree keeps in memory: the kernels' structure, the navigation arrays not offloaded to a
+        mapping, and the lookups and labels kept in :attr:`index` (what holding the tree in a cache costs)."""
+        total = self.nbytes()
+        for name in self.NAVIGATION + ("node_outcome",):
+            a = getattr(self, name)
+            if isinstance(a, np.ndarray) and not isinstance(a, np.memmap):
+                total += a.nbytes
+        for a in (self.index.infoset_node, self.index.slot_infoset):
+            total += a.nbytes if a is not None else 0
+        return total + _nested_nbytes(self.index.labels)
+
     def nbytes(self) -> int:
         """Bytes of the structure the kernels read (labels excluded)."""
         return sum(a.nbytes for a in (self.node_actor, self.node_util, self.node_list, self.node_len,
                                       self.node_infoset, self.infoset_offset, self.infoset_nact,
                                       self.entry_child, self.elem_hand, self.deal_weight))
+
+
+def _nested_nbytes(x) -> int:
+    """Bytes of the numpy arrays inside nested dicts, lists and tuples."""
+    if isinstance(x, np.ndarray):
+        return 0 if isinstance(x, np.memmap) else x.nbytes
+    if isinstance(x, dict):
+        return sum(_nested_nbytes(v) for v in x.values())
+    if isinstance(x, (list, tuple)):
+        return sum(_nested_nbytes(v) for v in x)
+    return 0
 
 
 def _ranks(cnt: np.ndarray) -> np.ndarray:

@@ -167,7 +167,7 @@ def _memory_guard(args: argparse.Namespace, rules: RuleSet) -> None:
     if args.ignore_memory_check:
         return
     a, b = args.score
-    row = plan(rules, [(a, b, args.dealer)], ALL_PRUNES if args.prunes == "all" else 0)[0]
+    row = plan(rules, [(a, b, args.dealer)], ALL_PRUNES if args.prunes == "all" else 0, table=not args.no_table)[0]
     need = row.streamed_peak_gb(args.threads) if args.split_depth else row.peak_gb
     try:
         have = available_memory_gb()

@@ -244,7 +244,9 @@ class TreeCache:
 
     def put(self, spec: CellSpec, tree) -> None:
         self.trees[spec.structure_key()] = tree
-        while len(self.trees) > 1 and sum(t.nbytes() for t in self.trees.values()) / 2**30 > self.max_gb:
+        # counted with their labels and lookups (a 10x10 tree's labels outweigh its structure): measured by the
+        # structure alone, a worker once held 12.7 GB of cached trees beside a 5.4 GB task
+        while self.trees and sum(t.resident_bytes() for t in self.trees.values()) / 2**30 > self.max_gb:
             self.trees.pop(next(iter(self.trees)))
 
 

@@ -158,10 +158,13 @@ class RayExecutor:
         pass
 
 
-def make_executor(kind: str, workers: int = 2, address: str | None = None, memory_gb=None):
-    """``local`` (a process pool; 1 worker runs inline) or ``ray``."""
+def make_executor(kind: str, workers: int = 2, address: str | None = None, memory_gb=None,
+                  cache_gb: float | None = None):
+    """``local`` (a process pool; 1 worker runs inline; ``cache_gb`` of built trees kept per worker) or ``ray``."""
     if kind == "local":
-        return InlineExecutor() if workers == 1 else LocalExecutor(workers)
+        if workers == 1:
+            return InlineExecutor() if cache_gb is None else InlineExecutor(cache_gb)
+        return LocalExecutor(workers, cache_gb)
     if kind == "ray":
         return RayExecutor(address, workers, memory_gb)
     raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {kind!r}")

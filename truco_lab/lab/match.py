@@ -166,6 +166,17 @@ RULE_SCALE = {"mineiro": (86.2 / 157, 3.47 / 6.2, 5.49 / 7.1)}
 
 STREAM_SLOWDOWN = 79.0 / 23.0  # benchmarks/streamed.py at 0x0 (one thread) against 4x4's in-memory s per entry
 
+# Writing the strategy table holds every slot's labels, action values and reaches at once: a task's peak
+# is then ~113 bytes per entry over a 0.35 GB process (measured with `truco-lab solve --threads 1` on the
+# full deck: 11x11 0.95 GB, 10x10 5.42 GB per vira class), more than the solve itself (the tiers' peaks).
+TABLE_BASE_GB = 0.35
+TABLE_BYTES_PER_ENTRY = 113.0
+
+
+def task_peak_gb(entries: float, solve_peak_gb: float, table: bool = True) -> float:
+    """Predicted peak of one (cell, vira class) task: the solve's, or the table writer's when it writes one."""
+    return max(solve_peak_gb, TABLE_BASE_GB + TABLE_BYTES_PER_ENTRY * entries / 1e9) if table else solve_peak_gb
+
 
 @dataclass
 class PlanRow:
@@ -190,8 +201,10 @@ class PlanRow:
         return max(16e-9 * self.entries, 8e-9 * self.entries + part * (threads + 1)) + 1.0
 
 
-def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, target: float = 1e-3) -> list[PlanRow]:
-    """Predicted cost of each cell: live ladder, peak memory of one (cell, vira class) task, CPU-hours."""
+def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, target: float = 1e-3,
+         table: bool = True) -> list[PlanRow]:
+    """Predicted cost of each cell: live ladder, peak memory of one (cell, vira class) task (writing its
+    strategy table unless ``table`` is false), CPU-hours."""
     nclass = len(vira_classes(rules))
     full = len(rules.deck) == 40
     out = []
@@ -207,7 +220,7 @@ def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, targe
             entries, spi, peak = entries * se, spi * ss, peak * sp
         its = iters * (1e-3 / target) ** (1 / 1.8)
         # streamed passes measured at 0x0: 79 s/iteration against ~23 projected in memory
-        out.append(PlanRow(c, lad, nclass, peak, nclass * its * spi * 1.3 / 3600, entries,
+        out.append(PlanRow(c, lad, nclass, task_peak_gb(entries, peak, table), nclass * its * spi * 1.3 / 3600, entries,
                            nclass * its * spi * 1.3 * STREAM_SLOWDOWN / 3600))
     return out
 
@@ -279,7 +292,7 @@ def cell_jobs(cfg: MatchConfig, state: MatchState, cell: ScoreCell, out: Path | 
     br0 = continuation_utilities(rules, a, b, d, codes, lambda x, y, z: state.br_value(0, x, y, z), 1.0, 0.0)
     br1 = continuation_utilities(rules, a, b, d, codes, lambda x, y, z: -state.br_value(1, x, y, z), 0.0, -1.0)
     jobs = []
-    streamed = plan(rules, [cell], cfg.prunes, cfg.target)[0].peak_gb > cfg.stream_over_gb
+    streamed = plan(rules, [cell], cfg.prunes, cfg.target, cfg.table)[0].peak_gb > cfg.stream_over_gb
     for vc in vira_classes(rules):
         spec = CellSpec.make(rules, a, b, d, vc.index, prunes=cfg.prunes, payoff="equity", equity=state.equity,
                              algorithm=cfg.algorithm)

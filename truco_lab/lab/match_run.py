@@ -37,7 +37,7 @@ from truco_lab.rules.ruleset import RuleSet
 def print_plan(cfg: MatchConfig, cells, workers: int, file=None) -> dict:
     """The plan table and its totals (also returned)."""
     file = file or sys.stdout
-    rows = plan(cfg.rules, cells, cfg.prunes, cfg.target)
+    rows = plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table)
     print(f"{'cell':>10} {'ladder':>14} {'classes':>7} {'peak/task':>10} {'CPU-h':>9}", file=file)
     total, peak, nstream = 0.0, 0.0, 0
     for r in rows:
@@ -127,11 +127,15 @@ def run_match(cfg: MatchConfig, which, out: Path, *, executor: str = "local", wo
     claim(out, "match", cfg.key(), describe, resume=resume, fresh=fresh)
     nclass = len(vira_classes(cfg.rules))
     peaks = {r.cell: r.streamed_gb if r.peak_gb > cfg.stream_over_gb else r.peak_gb
-             for r in plan(cfg.rules, cells, cfg.prunes, cfg.target)}
+             for r in plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table)}
+    task_gb = max(peaks.values(), default=0.0)
     if executor == "local":
-        workers = workers_that_fit(workers, max(peaks.values(), default=0.0))
+        workers = workers_that_fit(workers, task_gb)
+    # a worker's kept trees stay inside the plan's margin (the measured peak within 15% of the predicted one):
+    # small trees are cached, big ones rebuilt (a 10x10 build is ~7% of its solve)
     ex = make_executor(executor, workers, address,
-                       memory_gb=lambda job: peaks.get((job.spec.score0, job.spec.score1, job.spec.dealer), 1.0))
+                       memory_gb=lambda job: peaks.get((job.spec.score0, job.spec.score1, job.spec.dealer), 1.0),
+                       cache_gb=min(16.0 / workers, CACHE_SHARE * task_gb))
     bar = None
     if progress:
         from tqdm import tqdm
@@ -169,6 +173,9 @@ class MatchRun:
     resume: bool = False
     fresh: bool = False
     progress: bool = True
+
+
+CACHE_SHARE = 0.15  # of the largest predicted task: the trees a match worker may keep between tasks
 
 
 def workers_that_fit(workers: int, task_gb: float, available_gb: float | None = None, notify=None) -> int:

@@ -1,0 +1,69 @@
+"""The plan's memory holds: a task's measured peak (solve, certificate, table) within 20% of ``plan``'s
+prediction on the full-deck tiers that fit here, and a worker's kept trees are counted with their labels."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from truco_lab.rules.ruleset import rule_set
+
+TASK = r"""
+import json, sys, tempfile
+from truco_lab.lab.cell import CellJob, CellSpec, Stop, run_cell
+from truco_lab.rules.ruleset import rule_set
+a, b, d = map(int, sys.argv[1:4])
+spec = CellSpec.make(rule_set("paulista"), a, b, d, 3, payoff="points")
+with tempfile.TemporaryDirectory() as tmp:
+    r = run_cell(CellJob(spec, Stop(iterations=3), workdir=tmp, table=True))
+print(json.dumps({"peak": r.peak_memory_gb, "entries": r.entries}))
+"""
+
+
+def _measured_peak(a: int, b: int, d: int) -> float:
+    out = subprocess.run([sys.executable, "-c", TASK, str(a), str(b), str(d)], capture_output=True, text=True,
+                         check=True, timeout=900)
+    return json.loads(out.stdout.strip().splitlines()[-1])["peak"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cell", [(11, 11, 1), (10, 10, 0)])
+def test_task_peak_within_20_percent_of_the_plan(cell):
+    from truco_lab.lab.match import plan
+
+    predicted = plan(rule_set("paulista"), [cell])[0].peak_gb
+    measured = _measured_peak(*cell)
+    assert abs(measured - predicted) <= 0.2 * measured, (cell, measured, predicted)
+
+
+def test_plan_counts_the_table_writer():
+    from truco_lab.lab.match import TIERS, plan
+
+    with_table = plan(rule_set("paulista"), [(10, 10, 0)])[0].peak_gb
+    without = plan(rule_set("paulista"), [(10, 10, 0)], table=False)[0].peak_gb
+    assert without == pytest.approx(TIERS[2][2])
+    assert with_table > 2 * without  # the table writer, not the solve, sets a 10x10 task's peak
+
+
+def test_tree_cache_counts_labels():
+    import numpy as np
+
+    from truco_lab.abstraction.tree import build_cell
+    from truco_lab.lab.cell import CellSpec, TreeCache
+    from truco_lab.rules.ruleset import RuleSet
+
+    rules = RuleSet.from_options("paulista", ranks="QJKA23", suits="cd")
+    tree = build_cell(rules, 11, 11, 1, 0)
+    bare = tree.resident_bytes()
+    tree.source.labels(tree)
+    assert tree.resident_bytes() > bare  # the labels kept with the tree are counted
+    spec = CellSpec.make(rules, 11, 11, 1, 0, payoff="points")
+    cache = TreeCache(max_gb=0.9 * tree.resident_bytes() / 2**30)
+    cache.put(spec, tree)
+    assert cache.trees == {}  # over budget: not kept, even alone
+    cache = TreeCache(max_gb=2 * tree.resident_bytes() / 2**30)
+    cache.put(spec, tree)
+    assert cache.get(spec) is tree and np.isfinite(tree.resident_bytes())
