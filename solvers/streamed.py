@@ -28,7 +28,7 @@ import numpy as np
 from solvers.cfr import _ALG_ID, PREDICTIVE, SolverState, _discounts, _normalize, _strategy_from
 from solvers.storage import atomic_write
 from solvers.tree import VectorTree
-from solvers.vector import MODE_BR, MODE_EVAL, MODE_UPDATE, _back_range, _fwd_range, slot_values_of
+from solvers.vector import MODE_BR, MODE_EVAL, MODE_UPDATE, NO_PAIRS, _back_range, _fwd_range, slot_values_of
 
 PART_ARRAYS = ("node_actor", "node_outcome", "node_list", "node_len", "node_infoset", "infoset_offset",
                "infoset_nact", "entry_child", "elem_hand")
@@ -302,7 +302,7 @@ class StreamedSolver(SolverState):
         def back(t: VectorTree, sl: slice, strat, reach, value) -> None:
             _back_range(0, t.num_nodes, -1, -1, 0, 0, tb, t.node_actor, t.node_util, t.node_list, t.node_len,
                         t.node_infoset, t.infoset_offset, t.infoset_nact, t.entry_child, t.elem_hand,
-                        t.deal_weight, strat, reach, value, mode, who, alg, it, pos, neg, sdisc,
+                        t.deal_weight, NO_PAIRS, strat, reach, value, mode, who, alg, it, pos, neg, sdisc,
                         self.regrets[sl], self.ssum[sl], self.pred[sl] if pcfr else self.pred)
 
         def fwd(t: VectorTree, strat, reach) -> None:
