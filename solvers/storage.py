@@ -82,6 +82,14 @@ def rss_gb() -> float:
         return float("nan")
 
 
+def total_memory_gb() -> float:
+    """This machine's physical memory (GB); ``OSError`` when it cannot be read."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
+    except (ValueError, OSError, AttributeError):
+        raise OSError("cannot tell this machine's memory (no sysconf): give --node-memory") from None
+
+
 def available_memory_gb() -> float:
     """Memory the kernel could give a new job now (``MemAvailable``, GB; else the free physical pages).
     ``OSError`` when neither can be read: a memory guard must not pass by not knowing."""

@@ -59,6 +59,12 @@ def add_parser(sub) -> None:
     ma.add_argument("--threads", type=positive_int, default=1,
                     help="threads per worker's passes (default 1: the workers use the cores)")
     ma.add_argument("--plan", action="store_true", help="solve nothing: list cells, predicted memory and time")
+    ma.add_argument("--nodes", type=positive_int, metavar="N",
+                    help="with --plan: simulate the run on N machines and print its wall time")
+    ma.add_argument("--cores", type=positive_int, metavar="C",
+                    help="with --nodes: cores per machine (default this machine's)")
+    ma.add_argument("--node-memory", type=positive_float, metavar="GB",
+                    help="with --nodes: memory per machine (default this machine's)")
     ma.add_argument("--resume", action="store_true", help="continue this run in DIR (finished cells are kept)")
     ma.add_argument("--fresh", action="store_true", help="overwrite DIR if it holds another run")
     ma.add_argument("--check-every", type=positive_int, default=5, help="iterations between exploitability checks")
@@ -75,6 +81,21 @@ def add_parser(sub) -> None:
     ma.set_defaults(func=run, prog=PROG)
 
 
+def _cluster(args: argparse.Namespace) -> tuple[int, int, float] | None:
+    """(nodes, cores, GB per node) for the plan's simulation, or None; refused unless with --plan."""
+    if args.nodes is None:
+        if args.cores is not None or args.node_memory is not None:
+            raise CliError("argument --cores/--node-memory: give --nodes N too (they describe its machines)")
+        return None
+    if not args.plan:
+        raise CliError("argument --nodes: only with --plan (it simulates the run, it does not start one)")
+    from solvers.storage import total_memory_gb
+    from truco_lab.lab.executors import cpu_count
+
+    return (args.nodes, args.cores or cpu_count(),
+            args.node_memory if args.node_memory is not None else total_memory_gb())
+
+
 def run(args: argparse.Namespace) -> int:
     refuse_conflicting(args.resume, args.fresh)
     rules = rules_from_args(args)
@@ -85,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
                       stream_over_gb=float("inf") if args.stream_over is None else args.stream_over)
     how = MatchRun(cells_of(args.cells), Path(args.out), plan_only=args.plan, executor=args.executor,
                    workers=args.workers, address=args.ray_address, resume=args.resume, fresh=args.fresh,
-                   progress=not args.quiet)
+                   progress=not args.quiet, cluster=_cluster(args))
     try:
         return main(cfg, how)
     except (RunError, CellError, ValueError) as e:

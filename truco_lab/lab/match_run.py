@@ -34,8 +34,12 @@ from truco_lab.lab.runs import claim
 from truco_lab.rules.ruleset import RuleSet
 
 
-def print_plan(cfg: MatchConfig, cells, workers: int, file=None) -> dict:
-    """The plan table and its totals (also returned)."""
+def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[int, int, float] | None = None
+               ) -> dict:
+    """The plan table, its totals and critical path (also returned); with ``cluster`` (nodes, cores per node,
+    GB per node) the simulated wall time of the level-by-level driver there."""
+    from truco_lab.lab.schedule import critical_path, simulate
+
     file = file or sys.stdout
     rows = plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table)
     print(f"{'cell':>10} {'ladder':>14} {'classes':>7} {'peak/task':>10} {'CPU-h':>9}", file=file)
@@ -52,7 +56,19 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None) -> dict:
           f"{workers} workers if memory allows {workers} tasks at once"
           + (f"; {nstream} cells streamed from disk (over {cfg.stream_over_gb:g} GB in memory)" if nstream else ""),
           file=file)
-    return {"cells": len(rows), "cpu_hours": total, "max_task_gb": peak, "streamed_cells": nstream}
+    chain = critical_path(cfg.rules, rows, cfg.stream_over_gb)
+    names = " -> ".join(f"{a}x{b} d{d}" for a, b, d in chain.cells[:6]) + (" -> ..." if len(chain.cells) > 6 else "")
+    print(f"critical path: {chain.hours:,.2f} h over {len(chain.cells)} cells in a row ({names}); no cluster "
+          f"finishes sooner", file=file)
+    out = {"cells": len(rows), "cpu_hours": total, "max_task_gb": peak, "streamed_cells": nstream,
+           "critical_path_hours": chain.hours, "critical_path_cells": len(chain.cells)}
+    if cluster is not None:
+        sim = simulate(rows, *cluster, stream_over_gb=cfg.stream_over_gb)
+        print(f"simulated on {sim.nodes} nodes x {sim.cores} cores, {sim.node_memory_gb:.0f} GB each (one core and "
+              f"its predicted peak per task, a score-sum level at a time): {sim.wall_hours:,.2f} h wall, cores "
+              f"{sim.utilisation:.0%} busy", file=file)
+        out["simulated_wall_hours"] = sim.wall_hours
+    return out
 
 
 def write_outputs(cfg: MatchConfig, state: MatchState, out: Path, seconds: float, executor: str) -> dict:
@@ -173,6 +189,7 @@ class MatchRun:
     resume: bool = False
     fresh: bool = False
     progress: bool = True
+    cluster: tuple[int, int, float] | None = None  # --plan --nodes/--cores/--node-memory
 
 
 CACHE_SHARE = 0.15  # of the largest predicted task: the trees a match worker may keep between tasks
@@ -198,7 +215,7 @@ def workers_that_fit(workers: int, task_gb: float, available_gb: float | None = 
 def main(cfg: MatchConfig, run: MatchRun) -> int:
     """``truco-lab match``: the plan, or the solve with its row table and closing lines; the exit code."""
     if run.plan_only:
-        print_plan(cfg, select_cells(cfg.rules, run.cells), run.workers)
+        print_plan(cfg, select_cells(cfg.rules, run.cells), run.workers, cluster=run.cluster)
         return 0
     state, summary = run_match(cfg, run.cells, run.out, executor=run.executor, workers=run.workers,
                                address=run.address, resume=run.resume, fresh=run.fresh, progress=run.progress)

@@ -1,0 +1,60 @@
+"""The plan's critical path and simulated cluster schedule (truco_lab.lab.schedule)."""
+
+from __future__ import annotations
+
+import pytest
+
+from truco_lab.lab.match import canonical, levels, plan, select_cells, successors
+from truco_lab.lab.schedule import critical_path, simulate, task_hours
+from truco_lab.rules.ruleset import RuleSet, rule_set
+
+FULL = rule_set("paulista")
+
+
+def _rows(rules, which):
+    return plan(rules, select_cells(rules, which))
+
+
+def test_one_core_runs_every_task_in_turn():
+    rows = _rows(FULL, "endgame")
+    sim = simulate(rows, nodes=1, cores=1, node_memory_gb=64)
+    assert sim.wall_hours == pytest.approx(sum(r.hours for r in rows))
+    assert sim.utilisation == pytest.approx(1.0)
+
+
+def test_unlimited_machines_wait_only_for_each_level_longest_task():
+    rows = _rows(FULL, "endgame")
+    sim = simulate(rows, nodes=1000, cores=16, node_memory_gb=64)
+    by = {r.cell: r for r in rows}
+    assert sim.wall_hours == pytest.approx(sum(max(task_hours(by[c], False) for c in lv)
+                                               for lv in levels(list(by))))
+
+
+def test_critical_path_is_a_chain_of_successors_and_bounds_every_schedule():
+    small = RuleSet.from_options("paulista", ranks="4567QJKA23", suits="c", max_stake=3)
+    rows = _rows(small, "all")
+    chain = critical_path(small, rows)
+    for a, b in zip(chain.cells, chain.cells[1:], strict=False):
+        assert b in {canonical(s)[0] for s in successors(small, a)}
+    by = {r.cell: r for r in rows}
+    assert chain.hours == pytest.approx(sum(task_hours(by[c], False) for c in chain.cells))
+    for nodes in (1, 4, 1000):
+        assert simulate(rows, nodes, 2, 24).wall_hours >= chain.hours * (1 - 1e-9)
+
+
+def test_a_task_bigger_than_a_node_is_refused():
+    rows = _rows(FULL, "endgame")
+    with pytest.raises(ValueError, match="GB"):
+        simulate(rows, nodes=4, cores=16, node_memory_gb=2)
+
+
+def test_cli_plan_prints_the_critical_path_and_the_simulation(capsys, tmp_path):
+    from truco_lab.cli import main
+
+    assert main(["match", "--cells", "endgame", "--plan", "--out", str(tmp_path / "x"), "--nodes", "2", "--cores",
+                 "4", "--node-memory", "32"]) == 0
+    out = capsys.readouterr().out
+    assert "critical path:" in out and "simulated on 2 nodes x 4 cores, 32 GB each" in out
+    assert main(["match", "--cells", "endgame", "--out", str(tmp_path / "y"), "--nodes", "2"]) == 2
+    assert "only with --plan" in capsys.readouterr().err
+    assert not (tmp_path / "y").exists()
