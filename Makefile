@@ -33,10 +33,13 @@ test-fast: setup
 solve: setup
 	$(BIN)/python experiments/eleven_row.py --out results/eleven
 
-# The lab's results for the player notebooks 02-06 and the README's arena table (~25 min on 2 cores):
-# a whole 10-card grid with tables, a ladder-to-6 cell, the arena; then the notebooks, executed in place.
+# The lab's results for the player notebooks 02-06 and the README's arena table: the real deck's endgame
+# (9x9 .. 11x11, both dealers, to 1e-3 win probability: see the README for its wall time), a whole 10-card
+# grid with tables, a ladder-to-6 cell, the arena; then the notebooks, executed in place.
 LAB_DECK := --ranks 4567QJKA23 --suits c
 lab: solve
+	$(BIN)/truco-lab match --cells endgame --out results/endgame --resume -q \
+		|| $(BIN)/truco-lab match --cells endgame --out results/endgame -q
 	$(BIN)/truco-lab match --cells all $(LAB_DECK) --max-stake 3 --out results/small-grid --resume -q \
 		|| $(BIN)/truco-lab match --cells all $(LAB_DECK) --max-stake 3 --out results/small-grid -q
 	test -f results/ladder6/summary.json || $(BIN)/truco-lab solve --score 0,0 --dealer 1 --vira all $(LAB_DECK) \

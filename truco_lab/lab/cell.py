@@ -230,8 +230,11 @@ ProgressFn = Callable[[dict], None]
 class TreeCache:
     """Built trees and solved states kept in a worker between cells with the same structure key."""
 
-    def __init__(self, max_gb: float = 6.0) -> None:
+    def __init__(self, max_gb: float = 6.0, keep_last: bool = True) -> None:
+        """``keep_last``: keep the newest tree even over ``max_gb`` (a strategy reading one cell again and
+        again); off for match workers, whose budget is a share of the plan's margin."""
         self.max_gb = max_gb
+        self.keep_last = keep_last
         self.trees: dict[str, object] = {}
 
     def get(self, spec: CellSpec):
@@ -246,7 +249,8 @@ class TreeCache:
         self.trees[spec.structure_key()] = tree
         # counted with their labels and lookups (a 10x10 tree's labels outweigh its structure): measured by the
         # structure alone, a worker once held 12.7 GB of cached trees beside a 5.4 GB task
-        while self.trees and sum(t.resident_bytes() for t in self.trees.values()) / 2**30 > self.max_gb:
+        while len(self.trees) > int(self.keep_last) and (
+                sum(t.resident_bytes() for t in self.trees.values()) / 2**30 > self.max_gb):
             self.trees.pop(next(iter(self.trees)))
 
 

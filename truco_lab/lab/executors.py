@@ -25,7 +25,7 @@ class InlineExecutor:
     """Runs jobs one after another in this process (tests, one worker)."""
 
     def __init__(self, cache_gb: float = 6.0) -> None:
-        self.cache = TreeCache(cache_gb)
+        self.cache = TreeCache(cache_gb, keep_last=False)
 
     def map(self, jobs: list[CellJob], on_result: OnResult) -> None:
         for job in jobs:
@@ -39,7 +39,7 @@ def _worker(inbox, outbox, cache_gb: float) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides; SIGTERM still saves (run() defers it)
-    cache = TreeCache(cache_gb)
+    cache = TreeCache(cache_gb, keep_last=False)
     while True:
         item = inbox.get()
         if item is None:

@@ -257,12 +257,15 @@ def match_command(rules: RuleSet, which, out: str | Path) -> str:
 
 
 def default_solved_dir(rules: RuleSet) -> Path:
-    """Where ``make solve`` (full deck) or an on-demand solve (other decks) keeps a rule set's match run."""
+    """Where ``make lab`` / ``make solve`` (full deck) or an on-demand solve (other decks) keeps a rule set's
+    match run."""
     from solvers.storage import stable_hash
     from truco_lab.rules.ruleset import PAULISTA
 
     if rules == PAULISTA:
-        return Path("results/eleven")
+        # the endgame run (make lab: 9x9 .. 11x11) holds the eleven row too; make solve's eleven row otherwise
+        endgame = Path("results/endgame")
+        return endgame if (endgame / "summary.json").exists() else Path("results/eleven")
     return Path("results") / f"solved-{stable_hash(rules.to_dict())[:12]}"
 
 
