@@ -402,16 +402,34 @@ def _best_actions(actor, nlist, nlen, ninfo, ioff, inact, echild, value, who, be
 
 def slot_values_of(t: VectorTree, reach: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(action value per slot given its information set is reached, reach per information set) from
-    an evaluation pass's own reaches and counterfactual values over ``t``."""
+    an evaluation pass's own reaches and counterfactual values over ``t``. Written in place, without
+    per-slot temporaries: a table writer's peak holds every slot's value at once."""
     opp = np.zeros(t.num_infosets)
     _opp_reach(t.node_actor, t.node_list, t.node_len, t.node_infoset, t.elem_hand, t.deal_weight, reach, opp)
-    cfv = value[t.entry_child]
-    per_slot_opp = np.repeat(opp, t.infoset_nact)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        av = np.where(per_slot_opp > 0, cfv / per_slot_opp, np.nan)
-    node = t.infoset_node()
-    own = reach[t.node_list[node, t.node_actor[node]] + _rank_in_node(t, node)]
-    return av, own * opp
+    av = np.empty(t.num_slots)
+    own = np.empty(t.num_infosets)
+    _slot_values(t.node_actor, t.node_list, t.node_len, t.node_infoset, t.infoset_offset, t.infoset_nact,
+                 t.entry_child, reach, value, opp, av, own)
+    return av, own
+
+
+@nb.njit(cache=True)
+def _slot_values(actor, nlist, nlen, ninfo, ioff, inact, echild, reach, value, opp, av, own):
+    """Per slot: its child's counterfactual value over the opponent's reach (NaN when that is 0); per
+    information set: its reach, own times the opponent's."""
+    for n in range(actor.shape[0]):
+        p = actor[n]
+        if p < 0:
+            continue
+        ls = nlist[n, p]
+        i0 = ninfo[n]
+        for k in range(nlen[n, p]):
+            i = i0 + k
+            q = opp[i]
+            o = ioff[i]
+            for a in range(inact[i]):
+                av[o + a] = value[echild[o + a]] / q if q > 0 else np.nan
+            own[i] = reach[ls + k] * q
 
 
 class VectorSolver(SolverState):
@@ -691,10 +709,6 @@ class VectorSolver(SolverState):
         sched = self._sched.nbytes() if self._sched else 0
         return sched + sum(a.nbytes for a in (self.regrets, self.ssum, self.pred, self._strat, self._reach,
                                               self._value) if a is not None)
-
-
-def _rank_in_node(t: VectorTree, node: np.ndarray) -> np.ndarray:
-    return np.arange(t.num_infosets) - t.node_infoset[node]
 
 
 class SubgameSolver:

@@ -658,7 +658,12 @@ def slot_action_strings(tree: VectorTree) -> tuple[np.ndarray, np.ndarray]:
 
     targets = tree.source.rules.raise_targets
     uniq, inv = _small_unique(np.asarray(tree.entry_action), 32768)
-    return inv, np.array([action_str(int(c), targets) for c in uniq], dtype=object)
+    return inv.astype(_code_type(len(uniq))), np.array([action_str(int(c), targets) for c in uniq], dtype=object)
+
+
+def _code_type(categories: int) -> type:
+    """The narrowest signed integer type for codes of ``categories`` categories."""
+    return np.int8 if categories <= 127 else np.int16 if categories <= 32767 else np.int32
 
 
 @nb.njit(cache=True)
@@ -748,9 +753,10 @@ def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray |
         hid_names.append(" ".join(reversed(parts)))
     return {
         "player": player,
-        "hand": (tree.elem_hand[elem].astype(np.int32), hand_names),
+        # codes as narrow as their categories allow: a table writer holds every information set's at once
+        "hand": (tree.elem_hand[elem], hand_names),
         "history": (node.astype(np.int32), NodeHistories(parent, tok, tokens, prefix)),
-        "hidden": (inv.astype(np.int32), np.array(hid_names, dtype=object)),
+        "hidden": (inv.astype(_code_type(len(hid_names))), np.array(hid_names, dtype=object)),
     }
 
 

@@ -167,10 +167,11 @@ RULE_SCALE = {"mineiro": (86.2 / 157, 3.47 / 6.2, 5.49 / 7.1)}
 STREAM_SLOWDOWN = 79.0 / 23.0  # benchmarks/streamed.py at 0x0 (one thread) against 4x4's in-memory s per entry
 
 # Writing the strategy table holds every slot's labels, action values and reaches at once: a task's peak
-# is then ~113 bytes per entry over a 0.35 GB process (measured with `truco-lab solve --threads 1` on the
-# full deck: 11x11 0.95 GB, 10x10 5.42 GB per vira class), more than the solve itself (the tiers' peaks).
+# is then ~89 bytes per entry over a 0.35 GB process (measured with tests/test_plan_memory.py's task on
+# the full deck: 11x11 0.83 GB, 10x10 4.32 GB per vira class; 113 B and 0.95 / 5.42 GB before the
+# action values were computed in place and label codes narrowed), more than the solve itself (the tiers').
 TABLE_BASE_GB = 0.35
-TABLE_BYTES_PER_ENTRY = 113.0
+TABLE_BYTES_PER_ENTRY = 89.0
 
 
 def task_peak_gb(entries: float, solve_peak_gb: float, table: bool = True) -> float:
