@@ -169,7 +169,8 @@ def test_match_cli_plan_and_bad_arguments(tmp_path, capsys):
     out = tmp_path / "m"
     assert main(["match", "--out", str(out), "--plan", "--cells", "all"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert "CPU-hours" in lines[-1] and len(lines) == 1 + 144 + 1
+    assert "CPU-hours" in lines[-2] and len(lines) == 1 + 144 + 2
+    assert lines[-1].startswith("critical path:") and "0x0 d1" in lines[-1]  # the chain starts at the match's start
     assert any("1-3-6-9-12" in x for x in lines) and any(" 3 " in x and "11x" in x for x in lines)
     assert not out.exists()  # --plan solves and writes nothing
     one_error_line(capsys, 2, ["match", "--out", str(out), "--cells", "12,0"], "--cells")
