@@ -22,6 +22,7 @@ from truco_lab.abstraction.levels import vira_classes
 from truco_lab.abstraction.tree import ALL_PRUNES
 from truco_lab.lab.executors import make_executor
 from truco_lab.lab.match import (
+    CACHE_SHARE,
     MatchConfig,
     MatchState,
     live_ladder,
@@ -147,11 +148,11 @@ def run_match(cfg: MatchConfig, which, out: Path, *, executor: str = "local", wo
     task_gb = max(peaks.values(), default=0.0)
     if executor == "local":
         workers = workers_that_fit(workers, task_gb)
-    # a worker's kept trees stay inside the plan's margin (the measured peak within 15% of the predicted one):
-    # small trees are cached, big ones rebuilt (a 10x10 build is ~7% of its solve)
+    # a worker's kept trees stay inside the share of the prediction planned for them (CACHE_SHARE): small
+    # trees are cached, big ones rebuilt (a 10x10 build is ~7% of its solve)
     ex = make_executor(executor, workers, address,
                        memory_gb=lambda job: peaks.get((job.spec.score0, job.spec.score1, job.spec.dealer), 1.0),
-                       cache_gb=min(16.0 / workers, CACHE_SHARE * task_gb))
+                       cache_gb=min(16.0 / workers, CACHE_SHARE / (1 + CACHE_SHARE) * task_gb))
     bar = None
     if progress:
         from tqdm import tqdm
@@ -190,9 +191,6 @@ class MatchRun:
     fresh: bool = False
     progress: bool = True
     cluster: tuple[int, int, float] | None = None  # --plan --nodes/--cores/--node-memory
-
-
-CACHE_SHARE = 0.15  # of the largest predicted task: the trees a match worker may keep between tasks
 
 
 def workers_that_fit(workers: int, task_gb: float, available_gb: float | None = None, notify=None) -> int:
