@@ -23,3 +23,16 @@ def test_endgame_truco_without_a_run_says_how_to_make_one(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         mod.main(["--cells", "10,10"])
     assert e.value.code == 2
+
+
+def test_load_tables_refuses_what_memory_cannot_hold(tmp_path, monkeypatch):
+    import pandas as pd
+
+    import solvers.storage
+    from truco_lab.lab import insights
+
+    pd.DataFrame({"hand": ["4c 5c 6c"] * 10, "probability": [0.5] * 10}).to_parquet(tmp_path / "s0-0_d0_v0.x.parquet")
+    assert len(insights.load_tables(tmp_path)) == 10
+    monkeypatch.setattr(solvers.storage, "available_memory_gb", lambda: 1e-9)
+    with pytest.raises(MemoryError, match="10 rows .* cells="):
+        insights.load_tables(tmp_path)

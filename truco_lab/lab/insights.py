@@ -38,12 +38,36 @@ def load_tables(run: str | Path, columns: list[str] | None = None, cells=None) -
     if not files:
         raise FileNotFoundError(f"no strategy tables under {run}" + (f" for cells {cells}" if cells else "")
                                 + " (written by truco-lab solve / match unless --no-table)")
+    _check_fits(files, columns)
     frames = [pd.read_parquet(f, columns=columns) for f in files]
     df = pd.concat(frames, ignore_index=True)
     for c in ("hand", "history", "hidden", "action", "vira"):
         if c in df:
             df[c] = df[c].astype(str).astype("category")
     return df
+
+
+# Bytes per row of a loaded table, all columns, categories included (measured: a full-deck 10x10 class,
+# 14.5 M rows, reached 3.1 GB with its decisions frame; nine of them killed a 24 GB machine).
+ROW_BYTES = 200
+
+
+def _check_fits(files: list[Path], columns: list[str] | None) -> None:
+    """Refuse up front a load this machine cannot hold (one line: what to pass instead)."""
+    import pyarrow.parquet as pq
+
+    from solvers.storage import available_memory_gb
+
+    rows = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+    need = rows * ROW_BYTES * (1.0 if columns is None else 0.6) / 2**30
+    try:
+        have = available_memory_gb()
+    except OSError:
+        return
+    if need > 0.8 * have:
+        raise MemoryError(f"{len(files)} tables, {rows:,} rows (~{need:.0f} GB in pandas) exceed the "
+                          f"{have:.0f} GB available: pass cells=[(a, b, d)] or columns=[...], or read one table at "
+                          "a time (pandas.read_parquet on a file; experiments/endgame_truco.py does)")
 
 
 def _plays(history: str) -> tuple[int, str]:
