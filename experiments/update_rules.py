@@ -1,12 +1,19 @@
 """Which CFR update rule reaches a target exploitability in the fewest iterations on a truco cell?
 
-Builds one cell (one vira class) once, then runs each variant from scratch on it, checking the
-exact exploitability (points per hand) every ``--check-every`` iterations until ``--target`` or
-``--max-iterations``. Writes ``results/update_rules/<cell>.<hash>.csv`` (columns ``variant,
-iteration, exploitability, seconds``), rewritten atomically after each variant; a re-run with
-the same arguments skips the variants already in it.
+Builds one cell (one vira class) once, then runs each variant on it, checking the exact
+exploitability every ``--check-every`` iterations until ``--target`` or ``--max-iterations``.
+In points per hand by default; with ``--equity FILE`` (a match run's ``equity.parquet``) in
+match-win probability, as the match solver runs the cell. A variant is ``name``,
+``name:alpha,beta,gamma`` or either with ``@warm``: started, as the match solver's warm
+starts are, from the regrets of ``--warm-from`` (a solved neighbour's checkpoint with the same
+tree shape), strategy sums and iteration count afresh. Writes
+``results/update_rules/<cell>.<hash>.csv`` (columns ``variant, iteration, exploitability,
+seconds``), rewritten atomically after each variant; a re-run with the same arguments skips
+the variants already in it.
 
     python experiments/update_rules.py --cell 10,10 --variants dcfr pdcfr+ dcfr:1.5,0,4
+    python experiments/update_rules.py --cell 9,9 --dealer 1 --equity results/endgame/equity.parquet \
+        --warm-from results/endgame/cells/s9-10_d1/checkpoints/s9-10_d1_v0.<hash>.npz --variants dcfr dcfr@warm
 """
 
 from __future__ import annotations
@@ -22,18 +29,39 @@ from solvers.cfr import ALGORITHMS
 from solvers.storage import atomic_write, stable_hash
 
 
-def parse_variant(text: str) -> tuple[str, tuple[float, float, float] | None]:
-    """``name`` or ``name:alpha,beta,gamma`` -> (algorithm, parameters or None for its defaults)."""
-    name, _, params = text.partition(":")
+def parse_variant(text: str) -> tuple[str, tuple[float, float, float] | None, bool]:
+    """``name[:alpha,beta,gamma][@warm]`` -> (algorithm, parameters or None for its defaults, warm)."""
+    body, at, tail = text.partition("@")
+    if at and tail != "warm":
+        raise ValueError(f"variant {text!r}: the only suffix is @warm")
+    name, _, params = body.partition(":")
     if name not in ALGORITHMS:
         raise ValueError(f"variant {text!r}: algorithm must be one of {', '.join(ALGORITHMS)}")
     if not params:
-        return name, None
+        return name, None, bool(at)
     try:
         a, b, g = (float(x) for x in params.split(","))
     except ValueError:
         raise ValueError(f"variant {text!r}: parameters must be three numbers alpha,beta,gamma") from None
-    return name, (a, b, g)
+    return name, (a, b, g), bool(at)
+
+
+def _equity(path: str | None):
+    if path is None:
+        return None
+    from truco_lab.lab.equity import EquityTable
+
+    return EquityTable.load(path)
+
+
+def _warm(solver, path: str) -> None:
+    """The neighbour's regrets only (any algorithm: a DCFR checkpoint can start a PCFR+ run)."""
+    import numpy as np
+
+    with np.load(path, allow_pickle=False) as d:
+        if "regrets" not in d.files or d["regrets"].shape != solver.regrets.shape:
+            raise SystemExit(f"update_rules: --warm-from {path}: not a checkpoint of a tree with this cell's shape")
+        solver.regrets[:] = d["regrets"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,7 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dealer", type=int, default=0)
     ap.add_argument("--vira", type=int, default=0, help="vira class index (default 0)")
     ap.add_argument("--variants", nargs="+", default=["dcfr", "pdcfr+"], help="name or name:alpha,beta,gamma")
-    ap.add_argument("--target", type=float, default=2.5e-4, help="points per hand (default 2.5e-4)")
+    ap.add_argument("--target", type=float, default=2.5e-4, help="in the payoff's units (default 2.5e-4)")
+    ap.add_argument("--equity", metavar="FILE", help="equity.parquet: solve in match-win probability")
+    ap.add_argument("--warm-from", metavar="CKPT", help="checkpoint the @warm variants start from")
     ap.add_argument("--max-iterations", type=int, default=700)
     ap.add_argument("--check-every", type=int, default=20)
     ap.add_argument("--out", default="results/update_rules")
@@ -51,25 +81,32 @@ def main(argv: list[str] | None = None) -> int:
     try:
         variants = [(v, *parse_variant(v)) for v in a.variants]
         s0, s1 = (int(x) for x in a.cell.split(","))
-    except ValueError as e:
+        equity = _equity(a.equity)
+        if any(w for *_, w in variants) and not (a.warm_from and Path(a.warm_from).is_file()):
+            raise ValueError(f"--warm-from {a.warm_from!r}: an @warm variant needs an existing checkpoint file")
+    except (ValueError, OSError) as e:
         print(f"update_rules: {e}", file=sys.stderr)
         return 2
 
     from solvers.vector import VectorSolver
     from truco_lab.abstraction.tree import build_cell
 
-    key = stable_hash([s0, s1, a.dealer, a.vira, a.target, a.max_iterations, a.check_every])
+    key = stable_hash([s0, s1, a.dealer, a.vira, a.target, a.max_iterations, a.check_every,
+                       equity.key() if equity is not None else None, a.warm_from])
     path = Path(a.out) / f"{s0}x{s1}.d{a.dealer}.v{a.vira}.{key[:8]}.csv"
     done = pd.read_csv(path) if path.exists() else pd.DataFrame(columns=["variant", "iteration", "exploitability",
                                                                           "seconds"])
-    tree = build_cell(score0=s0, score1=s1, dealer=a.dealer, vira_class=a.vira)
+    tree = build_cell(score0=s0, score1=s1, dealer=a.dealer, vira_class=a.vira,
+                      payoff="points" if equity is None else "equity", equity=equity)
     tree.offload_navigation()
-    for label, alg, params in variants:
+    for label, alg, params, warm in variants:
         if label in set(done["variant"]):
             print(f"{label}: already in {path}")
             continue
         alpha, beta, gamma = params or (None, None, None)
         s = VectorSolver(tree, alg, alpha=alpha, beta=beta, gamma=gamma, threads=a.threads)
+        if warm:  # as the match solver warm-starts: the neighbour's regrets, sums and count afresh
+            _warm(s, a.warm_from)
         rows, t0, e = [], time.perf_counter(), float("inf")
         while s.iteration < a.max_iterations and e > a.target:
             s.iterate(a.check_every)

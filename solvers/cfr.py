@@ -2,10 +2,14 @@
 
 Algorithms: ``cfr`` (vanilla), ``cfr+``, ``lcfr`` (linear CFR), ``dcfr``
 (discounted, alpha/beta/gamma, default 1.5/0/2), ``pcfr+`` (predictive
-CFR+) and ``pdcfr+`` (predictive discounted CFR+, Xu et al. 2024: positive
+CFR+), ``pdcfr+`` (predictive discounted CFR+, Xu et al. 2024: positive
 regrets discounted by t^alpha/(t^alpha+1) and floored at 0, the last
 instantaneous regret as prediction, average weights (t/(t+1))^gamma; default
-alpha/gamma 2.3/5). Alternating (default) or simultaneous updates. Exact best response and
+alpha/gamma 2.3/5), ``dcfr+`` (the same without the prediction; default
+1.5/4) and two with a hyperparameter schedule in the spirit of Zhang, McAleer
+and Sandholm 2024: ``hs-dcfr`` (DCFR) and ``hs-pcfr+`` (PCFR+ regrets), whose
+averaging exponent rises linearly from 1 at the first iteration to gamma at
+``HS_HORIZON`` and stays there (default gamma 5). Alternating (default) or simultaneous updates. Exact best response and
 exploitability (NashConv/2) run on the same arrays.
 """
 
@@ -16,11 +20,16 @@ import numpy as np
 
 from solvers.tree import CHANCE, DECISION, TERMINAL, GameTree
 
-ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+")
-_ALG_ID = {name: i for i, name in enumerate(ALGORITHMS)}
-PREDICTIVE = frozenset({"pcfr+", "pdcfr+"})  # algorithms that keep a prediction per slot
-# (alpha, beta, gamma) when the caller gives none; only dcfr and pdcfr+ read them
-DEFAULT_PARAMS = {"pdcfr+": (2.3, 0.0, 5.0)}
+ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "dcfr+", "hs-dcfr", "hs-pcfr+")
+# the update rule each algorithm runs (``_rule``); a scheduled algorithm shares its base's rule
+_RULE_ID = {"cfr": 0, "cfr+": 1, "lcfr": 2, "dcfr": 3, "pcfr+": 4, "pdcfr+": 5, "dcfr+": 6, "hs-dcfr": 3,
+            "hs-pcfr+": 7}
+PREDICTIVE = frozenset({"pcfr+", "pdcfr+", "hs-pcfr+"})  # algorithms that keep a prediction per slot
+SCHEDULED = frozenset({"hs-dcfr", "hs-pcfr+"})  # gamma ramps from 1 to its value over HS_HORIZON iterations
+HS_HORIZON = 200  # iterations; the real-deck cells that cost time stop at 80-460
+# (alpha, beta, gamma) when the caller gives none; only the discounted rules read them
+DEFAULT_PARAMS = {"pdcfr+": (2.3, 0.0, 5.0), "dcfr+": (1.5, 0.0, 4.0), "hs-dcfr": (1.5, 0.0, 5.0),
+                  "hs-pcfr+": (1.5, 0.0, 5.0)}
 _DCFR_PARAMS = (1.5, 0.0, 2.0)
 
 
@@ -109,7 +118,11 @@ def _backward(ntype, nplayer, ninfo, cstart, nchild, cprob, util, offset, strat,
 
 
 @nb.njit(cache=True, inline="always")
-def _discounts(t, alpha, beta, gamma):
+def _discounts(t, alpha, beta, gamma, sched):
+    """(positive-regret, negative-regret, strategy-sum) discounts at iteration ``t``; ``sched``: gamma
+    ramps linearly from 1 at t = 1 to ``gamma`` at ``HS_HORIZON``."""
+    if sched:
+        gamma = 1.0 + (gamma - 1.0) * min(1.0, (t - 1.0) / (HS_HORIZON - 1.0))
     ta = t**alpha
     tb = t**beta
     return ta / (ta + 1.0), tb / (tb + 1.0), (t / (t + 1.0)) ** gamma
@@ -138,9 +151,18 @@ def _rule(alg, t, pos, neg, sdisc, regrets, ssum, pred, i, r, sinc):
         regrets[i] = x if x > 0.0 else 0.0
         pred[i] = r
         ssum[i] += t * t * sinc
-    else:  # pdcfr+: discounted positive regrets, floored, and the same prediction
+    elif alg == 5:  # pdcfr+: discounted positive regrets, floored, and the same prediction
         x = regrets[i] + r
         regrets[i] = x * pos if x > 0.0 else 0.0
+        pred[i] = r
+        ssum[i] = (ssum[i] + sinc) * sdisc
+    elif alg == 6:  # dcfr+: pdcfr+ without the prediction
+        x = regrets[i] + r
+        regrets[i] = x * pos if x > 0.0 else 0.0
+        ssum[i] = (ssum[i] + sinc) * sdisc
+    else:  # 7, pcfr+ regrets with discounted averaging (gamma may be scheduled)
+        x = regrets[i] + r
+        regrets[i] = x if x > 0.0 else 0.0
         pred[i] = r
         ssum[i] = (ssum[i] + sinc) * sdisc
 
@@ -156,8 +178,8 @@ def _update_loop(alg, t, pos, neg, sdisc, slot_player, upd, regrets, ssum, pred,
 
 
 @nb.njit(cache=True)
-def _update(alg, t, alpha, beta, gamma, slot_player, upd, regrets, ssum, pred, inst, sinc, strat):
-    pos, neg, sdisc = _discounts(t, alpha, beta, gamma)
+def _update(alg, sched, t, alpha, beta, gamma, slot_player, upd, regrets, ssum, pred, inst, sinc, strat):
+    pos, neg, sdisc = _discounts(t, alpha, beta, gamma, sched)
     # a constant ``alg`` per loop lets the compiler drop the rule's branches from the inner loop
     if alg == 0:
         _update_loop(0, t, pos, neg, sdisc, slot_player, upd, regrets, ssum, pred, inst, sinc)
@@ -169,8 +191,8 @@ def _update(alg, t, alpha, beta, gamma, slot_player, upd, regrets, ssum, pred, i
         _update_loop(3, t, pos, neg, sdisc, slot_player, upd, regrets, ssum, pred, inst, sinc)
     elif alg == 4:
         _update_loop(4, t, pos, neg, sdisc, slot_player, upd, regrets, ssum, pred, inst, sinc)
-    else:
-        _update_loop(5, t, pos, neg, sdisc, slot_player, upd, regrets, ssum, pred, inst, sinc)
+    else:  # the rarer rules share one copy with the branch inside (compile time: one copy less per rule)
+        _update_loop(alg, t, pos, neg, sdisc, slot_player, upd, regrets, ssum, pred, inst, sinc)
 
 
 @nb.njit(cache=True)
@@ -278,12 +300,11 @@ def _chance_reach(ntype, cstart, nchild, cprob, rc):
 
 
 @nb.njit(cache=True)
-def _iterations(n, it0, alternating, alg, alpha, beta, gamma, ntype, nplayer, ninfo, cstart, nchild, cprob, util,
-                offset, nact, iplayer, slot_player, regrets, ssum, pred, inst, sinc, strat, r0, r1, rc, v):
+def _iterations(n, it0, alternating, alg, sched, use_pred, alpha, beta, gamma, ntype, nplayer, ninfo, cstart, nchild,
+                cprob, util, offset, nact, iplayer, slot_player, regrets, ssum, pred, inst, sinc, strat, r0, r1, rc, v):
     """``n`` iterations in one call. Chance reach never changes and a player's reach
     changes only when their own regrets do, so each pass recomputes one strategy and
     one reach array: the updated player's, which the next pass reads as opponent reach."""
-    use_pred = alg >= 4  # pcfr+, pdcfr+
     _strategy_from(regrets, pred, use_pred, offset, nact, strat)
     _reach_of(ntype, nplayer, ninfo, cstart, nchild, offset, strat, 0, r0)
     _reach_of(ntype, nplayer, ninfo, cstart, nchild, offset, strat, 1, r1)
@@ -293,12 +314,12 @@ def _iterations(n, it0, alternating, alg, alpha, beta, gamma, ntype, nplayer, ni
             for p in range(2):
                 _backward(ntype, nplayer, ninfo, cstart, nchild, cprob, util, offset, strat, r0, r1, rc, v, inst,
                           sinc, p)
-                _update(alg, t, alpha, beta, gamma, slot_player, p, regrets, ssum, pred, inst, sinc, strat)
+                _update(alg, sched, t, alpha, beta, gamma, slot_player, p, regrets, ssum, pred, inst, sinc, strat)
                 _strategy_of(regrets, pred, use_pred, offset, nact, iplayer, p, strat)
                 _reach_of(ntype, nplayer, ninfo, cstart, nchild, offset, strat, p, r0 if p == 0 else r1)
         else:
             _backward(ntype, nplayer, ninfo, cstart, nchild, cprob, util, offset, strat, r0, r1, rc, v, inst, sinc, 2)
-            _update(alg, t, alpha, beta, gamma, slot_player, 2, regrets, ssum, pred, inst, sinc, strat)
+            _update(alg, sched, t, alpha, beta, gamma, slot_player, 2, regrets, ssum, pred, inst, sinc, strat)
             _strategy_from(regrets, pred, use_pred, offset, nact, strat)
             _reach_of(ntype, nplayer, ninfo, cstart, nchild, offset, strat, 0, r0)
             _reach_of(ntype, nplayer, ninfo, cstart, nchild, offset, strat, 1, r1)
@@ -310,7 +331,7 @@ class SolverState:
 
     def __init__(self, tree, algorithm: str, alternating: bool, alpha: float | None, beta: float | None,
                  gamma: float | None) -> None:
-        if algorithm not in _ALG_ID:
+        if algorithm not in _RULE_ID:
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
         d = DEFAULT_PARAMS.get(algorithm, _DCFR_PARAMS)
         alpha, beta, gamma = (d[i] if v is None else v for i, v in enumerate((alpha, beta, gamma)))
@@ -328,6 +349,11 @@ class SolverState:
     def predictive(self) -> bool:
         """Whether the strategy adds a prediction to the regrets (``pred`` holds one per slot)."""
         return self.algorithm in PREDICTIVE
+
+    @property
+    def scheduled(self) -> bool:
+        """Whether gamma follows the hyperparameter schedule (``SCHEDULED``)."""
+        return self.algorithm in SCHEDULED
 
     tree: object
     regrets: np.ndarray
@@ -398,7 +424,8 @@ class CFRSolver(SolverState):
             _chance_reach(t.node_type, t.child_start, t.num_children, t.chance_prob, self._rc)
         r0, r1 = self._r[0], self._r[1]
         rc = self._rc
-        _iterations(n, self.iteration, self.alternating, _ALG_ID[self.algorithm], self.alpha, self.beta, self.gamma,
+        _iterations(n, self.iteration, self.alternating, _RULE_ID[self.algorithm], self.scheduled, self.predictive,
+                    self.alpha, self.beta, self.gamma,
                     *self._args(), t.utility, t.infoset_offset, t.infoset_nact, t.infoset_player, self.slot_player,
                     self.regrets,
                     self.ssum, self.pred, self._inst, self._sinc, self._strat, r0, r1, rc, self._v)

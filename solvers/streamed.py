@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from solvers.cfr import _ALG_ID, PREDICTIVE, SolverState, _discounts, _normalize, _strategy_from
+from solvers.cfr import _RULE_ID, PREDICTIVE, SolverState, _discounts, _normalize, _strategy_from
 from solvers.storage import atomic_write
 from solvers.tree import VectorTree
 from solvers.vector import MODE_BR, MODE_EVAL, MODE_UPDATE, NO_PAIRS, _back_range, _fwd_range, slot_values_of
@@ -294,8 +294,8 @@ class StreamedSolver(SolverState):
         sp = self.split
         tr = sp.trunk
         it = float(self.iteration)
-        pos, neg, sdisc = _discounts(it, self.alpha, self.beta, self.gamma)
-        alg = _ALG_ID[self.algorithm]
+        pos, neg, sdisc = _discounts(it, self.alpha, self.beta, self.gamma, self.scheduled)
+        alg = _RULE_ID[self.algorithm]
         pcfr = self.algorithm in PREDICTIVE
         tb = np.zeros(1)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from solvers.cfr import _ALG_ID, PREDICTIVE, SolverState, _discounts, _normalize, _rule, _strategy_from, regret_match
+from solvers.cfr import _RULE_ID, PREDICTIVE, SolverState, _discounts, _normalize, _rule, _strategy_from, regret_match
 from solvers.flat import FlatSchedule, flat_forward_all, flat_forward_par, flat_match, flat_match_par
 from solvers.tree import VectorTree
 
@@ -236,9 +236,9 @@ def _back_range(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, iof
     elif alg == 4:
         _back_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W,
                    pairw, strat, reach, value, mode, who, 4, t, (pos, neg, sdisc), regrets, ssum, pred)
-    else:
+    else:  # pdcfr+, dcfr+, hs-pcfr+: one copy with the rule's branch inside (each copy costs compile time)
         _back_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff, inact, echild, ehand, W,
-                   pairw, strat, reach, value, mode, who, 5, t, (pos, neg, sdisc), regrets, ssum, pred)
+                   pairw, strat, reach, value, mode, who, alg, t, (pos, neg, sdisc), regrets, ssum, pred)
 
 
 @nb.njit(cache=True, nogil=True)  # nogil: the two best responses of a certificate run on two threads
@@ -550,13 +550,13 @@ class VectorSolver(SolverState):
     def _backward(self, strat: np.ndarray, mode: int, who: int, value: np.ndarray | None = None) -> None:
         t = self.tree
         it = float(self.iteration)
-        pos, neg, sdisc = _discounts(it, self.alpha, self.beta, self.gamma)
+        pos, neg, sdisc = _discounts(it, self.alpha, self.beta, self.gamma, self.scheduled)
         sc = self._schedule()
         args = (t.node_actor, t.node_util, t.node_list, t.node_len, t.node_infoset, t.infoset_offset,
                 t.infoset_nact, t.entry_child, t.elem_hand, t.deal_weight, NO_PAIRS if sc is None else sc.pair_weight,
                 strat, self._reach,
                 self._value if value is None else value,
-                mode, who, _ALG_ID[self.algorithm], it, pos, neg, sdisc, self.regrets, self.ssum, self.pred)
+                mode, who, _RULE_ID[self.algorithm], it, pos, neg, sdisc, self.regrets, self.ssum, self.pred)
         pl = self._plan()
         if pl is None:
             _vbackward(*args)

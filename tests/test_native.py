@@ -12,6 +12,7 @@ from open_spiel.python.algorithms import exploitability as os_expl
 import truco_lab  # noqa: F401  registers the games and the native builder
 from solvers import solve
 from solvers.api import run
+from solvers.cfr import ALGORITHMS
 from solvers.vector import SubgameSolver, VectorSolver
 from truco_lab.abstraction.levels import deal_weights, hand_levels, vira_classes
 from truco_lab.abstraction.tree import ALL_PRUNES, CAP_RAISES, DROP_CONCEDE, DROP_DOMINATED_HIDE, build_cell
@@ -165,7 +166,7 @@ def test_vector_solver_resume_is_bit_identical(tmp_path):
 def test_every_algorithm_converges_on_a_native_cell():
     rules = PAULISTA.with_deck("7QJKA23", "c").with_max_stake(3)
     tree = build_cell(rules, 0, 0, 0, 0)
-    for alg in ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+"):
+    for alg in ALGORITHMS:
         for alternating in (True, False):
             s = VectorSolver(tree, alg, alternating=alternating)
             s.iterate(300)

@@ -103,3 +103,21 @@ def test_generic_walk_of_a_huge_game_is_refused_up_front():
     with pytest.raises(ValueError, match="native"):
         solve(g, tree="openspiel", iterations=1)
     assert time.perf_counter() - t < 30
+
+
+def test_a_flat_schedule_is_the_unscheduled_rule():
+    """hs-dcfr with gamma 1 never ramps: it must be DCFR with gamma 1, bit for bit."""
+    g = pyspiel.load_game("leduc_poker")
+    a = solve(g, algorithm="hs-dcfr", iterations=40, gamma=1.0).solver
+    b = solve(g, algorithm="dcfr", iterations=40, gamma=1.0).solver
+    assert np.array_equal(a.regrets, b.regrets) and np.array_equal(a.ssum, b.ssum)
+
+
+def test_scheduled_pcfr_plus_keeps_pcfr_plus_regrets():
+    """hs-pcfr+ changes only how the average is weighted: its regrets are PCFR+'s, bit for bit."""
+    tree = build_openspiel_tree(pyspiel.load_game("leduc_poker"))
+    a, b = CFRSolver(tree, "pcfr+"), CFRSolver(tree, "hs-pcfr+")
+    a.iterate(50)
+    b.iterate(50)
+    assert np.array_equal(a.regrets, b.regrets) and np.array_equal(a.pred, b.pred)
+    assert not np.array_equal(a.average_strategy(), b.average_strategy())
