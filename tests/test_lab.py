@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import pyspiel
 import pytest
 from open_spiel.python.algorithms import exploitability as os_expl
@@ -377,8 +378,8 @@ def test_player_notebooks_run_on_small_solves(small_grid, tmp_path, monkeypatch)
     arena = tmp_path / "arena"
     assert main(["arena", "--bots", "solved,heuristic-high,random", "--matches", "10", "--solved", str(out),
                  "--cell", "11,11", "--out", str(arena), "-q", *SMALL_ARGS]) == 0
-    for k, v in {"TRUCO_GRID": out, "TRUCO_ELEVEN": out, "TRUCO_LADDER": ladder, "TRUCO_ARENA": arena,
-                 "TRUCO_LOSS_MATCHES": "2"}.items():
+    for k, v in {"TRUCO_GRID": out, "TRUCO_ENDGAME": out, "TRUCO_ELEVEN": out, "TRUCO_LADDER": ladder,
+                 "TRUCO_ARENA": arena, "TRUCO_LOSS_MATCHES": "2"}.items():
         monkeypatch.setenv(k, str(v))
     root = Path(__file__).resolve().parents[1] / "notebooks"
     for name in ("02_when_to_truco", "03_mao_de_onze", "04_match_equity", "05_bots", "06_seed001_tips"):
@@ -408,3 +409,38 @@ def test_cell_best_response_bot_realises_its_value_in_openspiel():
     assert v0 == pytest.approx(br.values[0], abs=1e-6) and v1 == pytest.approx(br.values[1], abs=1e-6)
     self0 = expected_game_score.policy_value(game.new_initial_state(), [h.as_policy(game), h.as_policy(game)])[0]
     assert v0 >= self0 - 1e-9 and v1 >= -self0 - 1e-9
+
+
+def test_decisions_by_segments_equal_the_groupby(small_grid):
+    """The fast path (an information set's rows are contiguous) gives exactly the groupby's frame, and a
+    shuffled table (not contiguous) falls back to the groupby with the same sets."""
+    from truco_lab.lab import insights
+
+    out, cfg, _, _ = small_grid
+    df = insights.load_tables(out, cells=[(9, 10, 1), (10, 10, 1)])
+    fast = insights.decisions(cfg.rules, df)
+    assert insights._runs(df) is not None
+    shuffled = df.sample(frac=1.0, random_state=0).reset_index(drop=True)
+    assert insights._runs(shuffled) is None
+    slow = insights.decisions(cfg.rules, shuffled)
+    key = insights.KEY
+    a = fast.astype({c: str for c in key}).sort_values(key).reset_index(drop=True)
+    b = slow.astype({c: str for c in key}).sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b, check_dtype=False, check_categorical=False, atol=1e-9)
+
+
+def test_reduce_tables_adds_up_to_one_load(small_grid):
+    """Sums read one table at a time, weighted by the vira class, equal the sums of all tables loaded at once."""
+    from truco_lab.abstraction.levels import vira_classes
+    from truco_lab.lab import insights
+
+    out, cfg, _, _ = small_grid
+    cells = [(9, 10, 1), (10, 10, 1)]
+    got = insights.reduce_tables(cfg.rules, out, cells, lambda dec, t: {
+        "accept": insights.weighted_sums(dec[dec.facing > 0], "p_accept", "player")}, progress=False)["accept"]
+    dec = insights.decisions(cfg.rules, insights.load_tables(out, cells=cells))
+    w = dec.vira_class.map({vc.index: vc.weight for vc in vira_classes(cfg.rules)}).to_numpy(float)
+    dec = dec.assign(reach=dec.reach * w)
+    want = insights.weighted_sums(dec[dec.facing > 0], "p_accept", ["score0", "score1", "dealer", "player"])
+    assert len(got) == len(want) > 0
+    np.testing.assert_allclose(got.sort_index().to_numpy(), want.sort_index().to_numpy(), rtol=1e-9)

@@ -86,12 +86,57 @@ def strength_of(rules, df: pd.DataFrame) -> pd.Series:
         rows = df["vira_class"] == vc.index
         if not rows.any():
             continue
-        hands = df.loc[rows, "hand"].astype(str)
-        uniq = pd.Series(hands.unique())
-        mean_level = uniq.map(lambda h, names=names: np.mean([names[x] for x in h.split()]))
-        pct = mean_level.rank(pct=True, method="average")
-        out.loc[rows] = hands.map(dict(zip(uniq, pct, strict=True))).to_numpy(float)
+        hands = df.loc[rows, "hand"].astype(str).astype("category")
+        uniq = pd.Series(hands.cat.categories.astype(str))
+        present = np.zeros(len(uniq), bool)
+        present[np.unique(hands.cat.codes.to_numpy())] = True  # rank among the hands the rows hold
+        mean_level = uniq[present].map(lambda h, names=names: np.mean([names[x] for x in h.split()]))
+        pct = np.full(len(uniq), np.nan)
+        pct[present] = mean_level.rank(pct=True, method="average").to_numpy(float)
+        out.loc[rows] = pct[hands.cat.codes.to_numpy()]
     return out
+
+
+def _kinds(df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Row masks of each kind of action (per distinct action name, not per row)."""
+    col = df["action"]
+    cats = col.cat.categories if isinstance(col.dtype, pd.CategoricalDtype) else None
+    if cats is None:
+        col = col.astype(str).astype("category")
+        cats = col.cat.categories
+    codes = col.cat.codes.to_numpy()
+    names = pd.Index(cats.astype(str))
+    tests = {"p_raise": names.str.startswith("raise"), "p_accept": names == "accept_raise", "p_fold": names == "fold",
+             "p_accept_eleven": names == "accept_eleven", "p_fold_eleven": names == "fold_eleven",
+             "p_down": names.str.startswith("play_face_down")}
+    return {k: np.asarray(m)[codes] for k, m in tests.items()}
+
+
+def _codes(col: pd.Series) -> np.ndarray:
+    return col.cat.codes.to_numpy() if isinstance(col.dtype, pd.CategoricalDtype) else pd.factorize(col)[0]
+
+
+def _runs(df: pd.DataFrame) -> np.ndarray | None:
+    """First row of each information set when every set's rows are contiguous (the table writer emits
+    them so), else None. Checked: as many runs as distinct keys."""
+    n = len(df)
+    if n == 0:
+        return None
+    change = np.zeros(n, bool)
+    change[0] = True
+    key = np.zeros(n, np.int64)
+    bits = 0
+    for c in KEY:
+        v = _codes(df[c]).astype(np.int64)
+        change[1:] |= v[1:] != v[:-1]
+        width = max(1, int(v.max()).bit_length())
+        key = (key << width) | v
+        bits += width
+    starts = np.flatnonzero(change)
+    if bits > 62:  # the packed key would overflow: check the slow way
+        return None if df[KEY].iloc[starts].duplicated().any() else starts
+    k = np.sort(key[starts])
+    return starts if not (k[1:] == k[:-1]).any() else None
 
 
 def decisions(rules, df: pd.DataFrame) -> pd.DataFrame:
@@ -101,35 +146,93 @@ def decisions(rules, df: pd.DataFrame) -> pd.DataFrame:
     the round), ``facing`` (the raise being answered: 3, 6, ... or 0), ``can_raise``, and
     ``p_raise``, ``p_accept``, ``p_fold``, ``p_accept_eleven``, ``p_fold_eleven`` and ``p_down``
     (a card face down)."""
-    a = df["action"].astype(str)
-    kinds = {"p_raise": a.str.startswith("raise"), "p_accept": a == "accept_raise", "p_fold": a == "fold",
-             "p_accept_eleven": a == "accept_eleven", "p_fold_eleven": a == "fold_eleven",
-             "p_down": a.str.startswith("play_face_down")}
-    work = df[KEY + ["reach"]].copy()
-    for k, m in kinds.items():
-        work[k] = np.where(m, df["probability"], 0.0)
-    work["can_raise"] = kinds["p_raise"]
-    agg = {k: "sum" for k in kinds} | {"reach": "first", "can_raise": "any"}
-    out = work.groupby(KEY, sort=False, observed=True).agg(agg).reset_index()
+    kinds = _kinds(df)
+    starts = _runs(df)
+    if starts is not None:
+        # contiguous sets (every table we write): segment sums, ~40x faster than a groupby on 8 keys
+        # (a full-deck 10x10 class: 45 s -> ~2 s)
+        p = df["probability"].to_numpy(np.float64)
+        out = df[KEY].iloc[starts].reset_index(drop=True)
+        for k, m in kinds.items():
+            out[k] = np.add.reduceat(np.where(m, p, 0.0), starts)
+        out["reach"] = df["reach"].to_numpy()[starts]  # the groupby's column order
+        out["can_raise"] = np.add.reduceat(kinds["p_raise"].astype(np.int32), starts) > 0
+    else:
+        work = df[KEY + ["reach"]].copy()
+        for k, m in kinds.items():
+            work[k] = np.where(m, df["probability"], 0.0)
+        work["can_raise"] = kinds["p_raise"]
+        agg = {k: "sum" for k in kinds} | {"reach": "first", "can_raise": "any"}
+        out = work.groupby(KEY, sort=False, observed=True).agg(agg).reset_index()
     hist = out["history"].astype("category")
-    feats = {h: _plays(h) for h in hist.cat.categories}  # per distinct history, not per row
-    plays = hist.map(lambda h: feats[h][0]).astype(int)
-    last = hist.map(lambda h: feats[h][1]).astype(str)
+    feats = [_plays(str(h)) for h in hist.cat.categories]  # per distinct history, not per row
+    codes = hist.cat.codes.to_numpy()
+    plays = np.array([f[0] for f in feats], np.int64)[codes]
+    facing = np.array([int(f[1].split()[1]) if f[1].startswith("raise") else 0 for f in feats], np.int64)[codes]
     out["round"] = plays // 2 + 1
     out["leading"] = plays % 2 == 0
-    out["facing"] = last.map(lambda t: int(t.split()[1]) if t.startswith("raise") else 0)
+    out["facing"] = facing
     out["strength"] = strength_of(rules, out)
     return out
 
 
-def weighted(df: pd.DataFrame, col: str, by) -> pd.Series:
-    """Reach-weighted mean of ``col`` by ``by`` (how often the solution does it in play)."""
+def weighted_sums(df: pd.DataFrame, col: str, by) -> pd.DataFrame:
+    """Columns ``x`` (reach x ``col``) and ``w`` (reach) summed by ``by``: additive, so sums from tables
+    read one at a time add up to the sums of all of them (``ratio`` turns them into means)."""
     w = df["reach"].to_numpy(float)
     g = pd.DataFrame({"x": df[col].to_numpy(float) * w, "w": w})
     for b in ([by] if isinstance(by, str) else by):
         g[b] = df[b].to_numpy()
-    s = g.groupby(by, observed=True)[["x", "w"]].sum()
-    return (s["x"] / s["w"].where(s["w"] > 0)).rename(col)
+    return g.groupby(by, observed=True)[["x", "w"]].sum()
+
+
+def ratio(sums: pd.DataFrame, name: str | None = None) -> pd.Series:
+    """``x / w`` of :func:`weighted_sums` (NaN where nothing is reached)."""
+    out = sums["x"] / sums["w"].where(sums["w"] > 0)
+    return out.rename(name) if name else out
+
+
+def weighted(df: pd.DataFrame, col: str, by) -> pd.Series:
+    """Reach-weighted mean of ``col`` by ``by`` (how often the solution does it in play)."""
+    return ratio(weighted_sums(df, col, by), col)
+
+
+def table_files(run: str | Path, cells, classes=None) -> list[tuple[tuple[int, int, int], int, Path]]:
+    """``((score0, score1, dealer), vira class, path)`` of each strategy table of ``cells`` in a run folder,
+    optionally only the vira classes in ``classes``."""
+    out = []
+    for a, b, d in cells:
+        for f in sorted(Path(run).rglob(f"s{a}-{b}_d{d}_v*.parquet")):
+            vc = int(f.name.split("_v")[1].split(".")[0])
+            if classes is None or vc in classes:
+                out.append(((a, b, d), vc, f))
+    return out
+
+
+def reduce_tables(rules, run: str | Path, cells, fn, classes=None, progress: bool = True) -> dict[str, pd.DataFrame]:
+    """Tables too big to load together, one at a time: ``fn(decisions, table)`` returns a dict of additive
+    sums (e.g. :func:`weighted_sums`); each table's are scaled by its vira class's probability, tagged with
+    its cell and summed over the classes. Returns one frame per key of ``fn``'s dict, indexed by
+    ``score0, score1, dealer`` and ``fn``'s own index."""
+    weight = {vc.index: vc.weight for vc in vira_classes(rules)}
+    files = table_files(run, cells, classes)
+    if not files:
+        raise FileNotFoundError(f"no strategy tables under {run} for cells {list(cells)}")
+    parts: dict[str, list[pd.DataFrame]] = {}
+    it = files
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(files, desc="tables", unit="table")
+    for cell, vc, f in it:
+        df = pd.read_parquet(f, columns=KEY + ["action", "probability", "reach"])
+        dec = decisions(rules, df)
+        for k, sums in fn(dec, df).items():
+            sums = sums * weight[vc]
+            parts.setdefault(k, []).append(pd.concat({cell: sums}, names=["score0", "score1", "dealer"]))
+        del dec, df
+    return {k: pd.concat(v).groupby(level=list(range(v[0].index.nlevels)), observed=True).sum()
+            for k, v in parts.items()}
 
 
 def strength_bins(s: pd.Series, n: int = 5) -> pd.Series:
@@ -158,9 +261,10 @@ def _card_level_names(rules) -> dict[tuple[int, str], str]:
     return out
 
 
-def lead_choice(rules, df: pd.DataFrame) -> pd.Series:
+def lead_choice(rules, df: pd.DataFrame, shares: bool = True) -> pd.Series:
     """Tip 1 ("the first trick is the hand: spend strength early"): how the leader of round 1 chooses
-    among its three cards — reach-weighted shares of leading the strongest, middle or weakest card."""
+    among its three cards — reach-weighted shares of leading the strongest, middle or weakest card
+    (``shares=False``: the reach-weighted masses, which add up over tables)."""
     names_of = _card_level_names(rules)
     sub = df[(df["history"].astype(str).map(lambda h: _plays(h)[0] == 0))
              & df["action"].astype(str).str.startswith("play_face_up")].copy()
@@ -176,15 +280,16 @@ def lead_choice(rules, df: pd.DataFrame) -> pd.Series:
 
     sub["lead"] = [position(r) for r in sub.itertuples()]
     w = sub["reach"] * sub["probability"]
-    return (w.groupby(sub["lead"]).sum() / w.sum()).reindex(["strongest", "middle", "weakest"]).fillna(0.0)
+    mass = w.groupby(sub["lead"]).sum().reindex(["strongest", "middle", "weakest"]).fillna(0.0)
+    return mass / mass.sum() if shares else mass
 
 
-def first_raise_by_strength(dec: pd.DataFrame, bins: int = 10) -> pd.Series:
+def first_raise_by_strength(dec: pd.DataFrame, bins: int = 10, sums: bool = False):
     """Tip 2 ("truco from strength or total weakness"): P(raise) at the first raise opportunity of each
-    round (nobody raised yet), by hand-strength decile."""
+    round (nobody raised yet), by hand-strength decile (``sums=True``: the :func:`weighted_sums`)."""
     first = dec[dec["can_raise"] & (dec["facing"] == 0) & ~dec["history"].astype(str).str.contains("raise")]
     first = first.assign(bin=strength_bins(first["strength"], bins))
-    return weighted(first, "p_raise", "bin")
+    return weighted_sums(first, "p_raise", "bin") if sums else weighted(first, "p_raise", "bin")
 
 
 def accept_by_rung(dec: pd.DataFrame, bins: int = 5) -> pd.DataFrame:
