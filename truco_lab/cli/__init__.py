@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 import sys
 
-from truco_lab.cli import arena, bench, explain, match, mccfr, play, solve, spec_check
+from truco_lab.cli import arena, bench, explain, explore, match, mccfr, play, solve, spec_check
 from truco_lab.cli.common import CliError, Parser, join_negative_values, sigterm_as_interrupt
 from truco_lab.lab.runs import RunError
 
-COMMANDS = (spec_check, bench, solve, mccfr, match, arena, explain, play)
+COMMANDS = (spec_check, bench, solve, mccfr, match, arena, explain, play, explore)
 
 
 def build_parser() -> Parser:
