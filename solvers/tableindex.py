@@ -43,7 +43,7 @@ def _stamp(table: Path) -> dict:
 def _index_paths(table: Path, column: str) -> list[tuple[Path, Path]]:
     """(runs file, stamp file) candidates: beside the table, then the user's cache folder."""
     name = f".{table.name}.{column}.idx"
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "truco-lab" / "index"
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "strategy-table-index"
     tag = hashlib.blake2b(str(table.resolve()).encode(), digest_size=6).hexdigest()
     return [(table.parent / f"{name}.npy", table.parent / f"{name}.json"),
             (cache / f"{tag}{name}.npy", cache / f"{tag}{name}.json")]

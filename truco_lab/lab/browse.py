@@ -12,6 +12,8 @@ one line naming the value and what is accepted (the server answers it as HTTP 40
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +31,7 @@ TABLE_NAME = re.compile(r"^s(\d+)-(\d+)_d([01])_v(\d+)\.[0-9a-f]+\.parquet$")
 # learnt from almost no weight, so its probabilities are not meaningful
 LOW_REACH = 1e-3
 COLUMNS = ["hand", "hidden", "action", "probability", "action_value", "reach"]
+CACHED = 256  # decision answers kept per run (each ~0.1-1 MB of JSON-able rows)
 MARK = 0.05  # the diff view marks probabilities that differ by at least this much
 
 
@@ -76,6 +79,8 @@ class Run:
         self.equity_units = "match-win" in self.units
         self.kind = "match" if (self.folder / "equity.parquet").exists() else "solve"
         self.name = self.folder.name
+        self._cache: OrderedDict[tuple, dict] = OrderedDict()
+        self._lock = threading.Lock()
 
     # ---- cells --------------------------------------------------------------------------------------
     def cells(self) -> list[dict]:
@@ -135,6 +140,22 @@ class Run:
 
     # ---- one decision -------------------------------------------------------------------------------
     def decision(self, cell: str | tuple, vira: str | None = None, history: str = "") -> dict:
+        """:meth:`answer`, remembered: tables never change under a run, so the last :data:`CACHED` answers are
+        kept (a page's back and forward steps, and many readers of one position, cost one read)."""
+        key = (str(cell), vira or "", normalize_history(history))
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+                return hit
+        out = self.answer(*key)
+        with self._lock:
+            self._cache[key] = out
+            while len(self._cache) > CACHED:
+                self._cache.popitem(last=False)
+        return out
+
+    def answer(self, cell: str | tuple, vira: str | None = None, history: str = "") -> dict:
         """The decision after ``history`` (the tables' notation, e.g. ``"0:Zap, 1:raise 3"``): the acting
         ``player``, the legal ``actions``, ``rows`` (per hand and action: ``hand``, ``cards``, ``hidden``,
         ``action``, ``probability``, ``action_value``, ``reach``, ``cost``, ``low_reach``) and where to go next."""
@@ -165,8 +186,7 @@ class Run:
                 "exploitability": _num(t.meta.get("exploitability")), "units": self.units,
                 "cost_units": "percentage points of the match" if self.equity_units else "points per hand",
                 "low_reach_below": LOW_REACH, "run": self.name,
-                "rows": [dict(zip(rows.columns, (_py(x) for x in r), strict=True))
-                         for r in rows.itertuples(index=False)]}
+                "rows": _records(rows)}
 
     def action_token(self, t: TableRef, action: str) -> str:
         """The history token an action leaves (a face-up card shows as its level's name, a face-down one as
@@ -268,14 +288,11 @@ def _num(x) -> float | None:
     return None if np.isnan(x) else x
 
 
-def _py(x):
-    if isinstance(x, (np.floating, float)):
-        return float(x)
-    if isinstance(x, (np.bool_, bool)):
-        return bool(x)
-    if isinstance(x, np.integer):
-        return int(x)
-    return x
+def _records(df) -> list[dict]:
+    """Rows as JSON-able dicts (column lists zipped: iterating the frame's rows costs ~20x more)."""
+    names = list(df.columns)
+    cols = [df[c].to_numpy(dtype=object if df[c].dtype.kind not in "fb" else None).tolist() for c in names]
+    return [dict(zip(names, vals, strict=True)) for vals in zip(*cols, strict=True)]
 
 
 def _class_weight(rules: RuleSet, vc: int) -> float:

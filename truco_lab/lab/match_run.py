@@ -133,12 +133,13 @@ def heatmap(state: MatchState, path: Path) -> None:
     plt.close(fig)
 
 
-def run_match(cfg: MatchConfig, which, out: Path, *, executor: str = "local", workers: int = 2,
+def run_match(cfg: MatchConfig, which, out: str | Path, *, executor: str = "local", workers: int = 2,
               address: str | None = None, resume: bool = False, fresh: bool = False, progress: bool = True
               ) -> tuple[MatchState, dict]:
     """Claim ``out``, solve the cells, write the outputs; returns (state, summary)."""
     from truco_lab.lab.cell import CellJob, CellResult
 
+    out = Path(out)  # a script may pass a string; claim() and the cell folders need a Path
     cells = select_cells(cfg.rules, which)
     describe = {"kind": "match", "rules": cfg.rules.to_dict(), "prunes": cfg.prunes, "algorithm": cfg.algorithm}
     claim(out, "match", cfg.key(), describe, resume=resume, fresh=fresh)

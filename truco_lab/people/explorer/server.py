@@ -37,7 +37,11 @@ def make_handler(api: ExplorerAPI):
             self.wfile.write(body)
 
         def _json(self, status: int, obj) -> None:
-            self._send(status, json.dumps(obj, allow_nan=False, default=str).encode(), "application/json")
+            try:
+                text = json.dumps(obj, allow_nan=False, default=str)
+            except ValueError:  # a NaN somewhere (an unknown exploitability): null, walked only then
+                text = json.dumps(_finite(obj), allow_nan=False, default=str)
+            self._send(status, text.encode(), "application/json")
 
         def do_GET(self) -> None:  # noqa: N802 - the http.server API
             url = urlsplit(self.path)
@@ -53,7 +57,7 @@ def make_handler(api: ExplorerAPI):
                     if len(v) != 1:
                         raise BrowseError(f"parameter {k!r} is given {len(v)} times (give it once)")
                     params[k] = v[0]
-                return self._json(HTTPStatus.OK, _finite(api.handle(url.path, params)))
+                return self._json(HTTPStatus.OK, api.handle(url.path, params))
             except LookupError as e:
                 return self._json(HTTPStatus.NOT_FOUND, {"error": str(e).strip("'\"")})
             except (BrowseError, ValueError) as e:

@@ -1,0 +1,322 @@
+"""The study lab's explorer: the table index, the run browser, the JSON endpoints and the page in a
+real headless Chromium (Debian's, driven by Playwright)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from solvers.tableindex import TableIndex
+from solvers.tables import StrategyTable
+from truco_lab.lab.browse import BrowseError, Run
+from truco_lab.rules.ruleset import PAULISTA
+
+RULES = PAULISTA.with_deck("7QJKA23", "c").with_max_stake(3)
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def mini(tmp_path_factory) -> Path:
+    """The 9-11 endgame of a 7-card, one-suit match (cells with both scores >= 10), tables included (~3 s)."""
+    from truco_lab.lab.match import MatchConfig
+    from truco_lab.lab.match_run import run_match
+
+    out = tmp_path_factory.mktemp("mini")
+    run_match(MatchConfig(RULES, target=1e-4), "min:10", out, workers=1, progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def server(mini):
+    from truco_lab.people.explorer.server import serve
+
+    httpd = serve([str(mini), str(mini)], port=0, background=True)
+    yield httpd
+    httpd.shutdown()
+
+
+def get(server, path: str) -> tuple[int, dict]:
+    try:
+        with urllib.request.urlopen(server.url.rstrip("/") + path, timeout=30) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def tables(run: Path) -> list[Path]:
+    return sorted(p for p in run.rglob("s*_v*.parquet") if "checkpoints" not in p.parts)
+
+
+# ---- the index ---------------------------------------------------------------------------------------
+def _same(index: TableIndex, df: pd.DataFrame, where: dict, hist: str) -> None:
+    got = index.rows(hist).to_pandas()
+    want = df.iloc[where[hist]]
+    assert len(got) == len(want) > 0
+    for c in want.columns:
+        a, b = got[c].to_numpy(), want[c].to_numpy()
+        if a.dtype.kind == "f":
+            np.testing.assert_array_equal(a, b)
+        else:
+            assert [str(x) for x in a] == [str(x) for x in b], c
+
+
+def test_index_reads_exactly_the_rows_of_a_history(mini, tmp_path):
+    f = tables(mini)[0]
+    df = pd.read_parquet(f)
+    where = df.groupby(df["history"].astype(str), observed=True).indices
+    hists = list(where)[:: max(len(where) // 300, 1)]  # ~300 histories, spread over the table
+    assert len(hists) > 20
+    index = TableIndex.open(f)
+    for h in hists:
+        _same(index, df, where, h)
+    assert index.rows("0:no such step").num_rows == 0
+    # small row groups: runs cut by a group boundary are joined, and read across the boundary
+    g = tmp_path / f.name
+    pq.write_table(pq.read_table(f), g, row_group_size=max(len(df) // 12, 2))
+    assert pq.ParquetFile(g).num_row_groups > 10
+    small = TableIndex.open(g)
+    assert len(small.runs) == len(index.runs)
+    for h in hists:
+        _same(small, df, where, h)
+
+
+def test_index_is_saved_reused_and_rebuilt_when_the_table_changes(mini, tmp_path):
+    f = tmp_path / "t.parquet"
+    src = pq.read_table(tables(mini)[1])
+    pq.write_table(src, f)
+    a = TableIndex.open(f)
+    side = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("."))
+    assert side == [".t.parquet.history.idx.json", ".t.parquet.history.idx.npy"]
+    assert isinstance(TableIndex.open(f).runs, np.memmap)
+    pq.write_table(src.slice(0, 10), f)  # another table at the same path: the stale index must not be used
+    b = TableIndex.open(f)
+    assert int(b.runs["count"].sum()) == 10 != int(a.runs["count"].sum())
+
+
+def test_index_falls_back_to_a_cache_folder_when_the_table_folder_is_read_only(mini, tmp_path, monkeypatch):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    f = ro / "t.parquet"
+    shutil.copy(tables(mini)[0], f)
+    ro.chmod(0o555)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    try:
+        if (ro / "probe").exists() or _writable(ro):
+            pytest.skip("running as a user who can write a read-only folder (root)")
+        TableIndex.open(f)
+        assert list((tmp_path / "cache").rglob("*.idx.npy"))
+    finally:
+        ro.chmod(0o755)
+
+
+def _writable(d: Path) -> bool:
+    try:
+        (d / ".w").write_text("")
+        (d / ".w").unlink()
+        return True
+    except OSError:
+        return False
+
+
+# ---- the run browser -------------------------------------------------------------------------------------
+def test_decision_rows_are_the_tables_rows_with_costs(mini):
+    run = Run(mini)
+    f = tables(mini)[0]
+    ref = run.tables[next(k for k, t in run.tables.items() if t.path == f)]
+    cell = ",".join(map(str, ref.cell))
+    df = pd.read_parquet(f)
+    for hist in df["history"].astype(str).unique()[:30]:
+        d = run.decision(cell, ref.meta["vira"], hist)
+        want = df[df["history"].astype(str) == hist]
+        assert d["player"] == int(want["player"].iloc[0])
+        assert [r["probability"] for r in d["rows"]] == pytest.approx(want["probability"].tolist(), abs=0)
+        assert sorted(d["actions"]) == sorted(want["action"].astype(str).unique())
+        got = pd.DataFrame(d["rows"])
+        best = got.groupby(["hand", "hidden"])["action_value"].transform("max")
+        assert np.allclose(got["cost"], 100 * (best - got["action_value"]))  # match units: percentage points
+        assert (got.groupby(["hand", "hidden"])["cost"].min() == 0).all()
+        assert np.allclose(got.groupby(["hand", "hidden"])["probability"].sum(), 1, atol=1e-5)
+        for n in d["next"]:
+            assert n["history"].startswith(hist) and n["decision"] == bool(
+                (df["history"].astype(str) == n["history"]).any())
+
+
+def test_decision_matches_strategy_table_lookup_in_real_cards(mini):
+    run = Run(mini)
+    ref = run.tables[((10, 10, 1), 0)]
+    table = StrategyTable.load(ref.path)
+    vira = ref.meta["vira"]
+    d = run.decision("10,10,1", vira, "")
+    row = d["rows"][0]
+    cards = row["cards"]
+    want = table.lookup(vira, cards, "")
+    got = [r for r in d["rows"] if r["hand"] == row["hand"] and r["hidden"] == row["hidden"]]
+    assert [r["probability"] for r in got] == pytest.approx(want["probability"].tolist(), abs=1e-7)
+
+
+@pytest.mark.parametrize("args, words", [
+    (("9,9,7", None, ""), "outside a match to 12"),
+    (("x,y", None, ""), "is not S0,S1,D"),
+    (("10,10,0", None, ""), "seat mirror of cell 10,10,1"),
+    (("0,0,1", None, ""), "has no strategy table"),
+    (("10,10,1", "9z", ""), "is not a card"),
+    (("10,10,1", None, "Zap"), "is not 'player:action'"),
+    (("10,10,1", None, "0:fold, 1:fold"), "no decision after history"),
+])
+def test_bad_requests_say_what_is_accepted(mini, args, words):
+    with pytest.raises(BrowseError, match=words) as e:
+        Run(mini).decision(*args)
+    assert "\n" not in str(e.value)
+
+
+def test_run_folder_errors(tmp_path):
+    with pytest.raises(BrowseError, match="does not exist"):
+        Run(tmp_path / "nope")
+    with pytest.raises(BrowseError, match="holds no strategy tables"):
+        Run(tmp_path)
+
+
+# ---- the endpoints ---------------------------------------------------------------------------------------
+def test_api_cells_and_decision(server, mini):
+    st, body = get(server, "/api/cells")
+    assert st == 200 and body["kind"] == "match"
+    eq = pd.read_parquet(mini / "equity.parquet")
+    assert len(body["cells"]) == len(eq)
+    for c in body["cells"]:
+        assert {"score0", "score1", "dealer", "equity", "exploitability"} <= set(c)
+        e = eq[(eq.score0 == c["score0"]) & (eq.score1 == c["score1"]) & (eq.dealer == c["dealer"])]
+        assert c["equity"] == pytest.approx(float(e.equity.iloc[0]))
+    st, d = get(server, "/api/decision?cell=10,10,1&history=")
+    assert st == 200 and d["player"] in (0, 1) and d["actions"]
+    assert {"hand", "action", "probability", "action_value", "reach"} <= set(d["rows"][0])
+
+
+@pytest.mark.parametrize("query, status, words", [
+    ("/api/decision?cell=10,10,9", 400, "outside a match"),
+    ("/api/decision", 400, "needs cell"),
+    ("/api/decision?cell=10,10,1&cell=9,9,1", 400, "given 2 times"),
+    ("/api/decision?cell=10,10,1&file=../../etc/passwd", 400, "takes no parameter 'file'"),
+    ("/api/decision?cell=10,10,1&run=../..", 400, "is not one of 0, 1"),
+    ("/api/cells?run=2", 400, "is not one of"),
+    ("/api/nothing", 404, "no endpoint"),
+    ("/static/../../../etc/passwd", 404, "no page"),
+    ("/etc/passwd", 404, "no page"),
+])
+def test_api_refuses_bad_parameters_with_one_line(server, query, status, words):
+    st, body = get(server, query)
+    assert st == status and words in body["error"] and "\n" not in body["error"]
+
+
+def test_api_diff_marks_differences(server):
+    st, d = get(server, "/api/diff?cell=10,10,1&history=&cell2=10,11,1")
+    assert st == 200 and d["a"]["cell"] == [10, 10, 1] and d["b"]["cell"] == [10, 11, 1]
+    assert 0 < d["marked"] <= len(d["rows"])
+    for r in d["rows"]:
+        pa, pb = r["probability_a"], r["probability_b"]
+        assert r["marked"] == (pa is None or pb is None or abs(pa - pb) >= d["mark"])
+    st, same = get(server, "/api/diff?cell=10,10,1&history=&run2=1")  # the same run twice: nothing differs
+    assert st == 200 and same["marked"] == 0
+
+
+def test_server_binds_loopback_by_default(mini):
+    from truco_lab.people.explorer.server import serve
+
+    httpd = serve([str(mini)], port=0)
+    try:
+        assert httpd.server_address[0] == "127.0.0.1"
+    finally:
+        httpd.server_close()
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["explore", "/no/such/run"], "does not exist"),
+    (["explore", "a", "b", "c"], "one or two run folders"),
+    (["explore", ".", "--host", "my host"], "not an IP address"),
+])
+def test_cli_explore_refuses_bad_input(argv, words):
+    r = subprocess.run([sys.executable, "-m", "truco_lab.cli", *argv], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+# ---- the page, in a real browser ---------------------------------------------------------------------------
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def page(server):
+    sp = pytest.importorskip("playwright.sync_api", reason="playwright is in the [dev] extra")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (.ci/run installs Debian's chromium)")
+    with sp.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        pg = browser.new_page(viewport={"width": 1280, "height": 900})
+        yield pg
+        browser.close()
+
+
+def _open(page, server, hash_: str = "") -> None:
+    page.goto(server.url + hash_)
+    page.wait_for_selector(".tx[data-ready]", timeout=30_000)
+
+
+def test_page_decision_shows_the_lookup_probabilities(page, server, mini, tmp_path):
+    run = Run(mini)
+    ref = run.tables[((10, 10, 1), 0)]
+    table = StrategyTable.load(ref.path)
+    d = run.decision("10,10,1", ref.meta["vira"], "")
+    hand = d["rows"][0]["hand"]
+    _open(page, server, f"#view=decision&cell=10,10,1&vira={ref.meta['vira']}")
+    page.wait_for_selector("[data-testid=decision-table]")
+    page.screenshot(path=str(tmp_path / "decision.png"))
+    row = page.locator(f"tr[data-hand='{hand}'][data-hidden='']")
+    shown = {e.get_attribute("data-action"): float(e.get_attribute("data-probability"))
+             for e in row.locator("[data-action]").all()}
+    cards = d["rows"][0]["cards"]
+    want = table.lookup(ref.meta["vira"], cards, "")
+    # lookup answers in the user's cards; the page in the table's representatives: the same cards here
+    assert shown == pytest.approx(dict(zip(want["action"], want["probability"], strict=True)), abs=1e-6)
+    assert "exploitability" in page.locator("[data-testid=quality]").first.inner_text()
+
+
+def test_page_steps_forward_and_a_link_reopens_the_same_state(page, server):
+    _open(page, server, "#view=decision&cell=10,10,1")
+    page.wait_for_selector("[data-testid=decision-table]")
+    nxt = page.locator("[data-testid=next]:not([disabled])").first
+    hist = nxt.get_attribute("data-history")
+    nxt.click()
+    page.wait_for_function("h => decodeURIComponent(location.hash.replace(/\\+/g, ' ')).includes(h)", arg=hist)
+    page.wait_for_selector("[data-testid=crumb-1]")
+    url = page.url
+    rows = page.locator("[data-testid=decision-table] tr").count()
+    _open(page, "about:blank" and server, "")  # somewhere else first
+    page.goto(url)
+    page.wait_for_selector("[data-testid=crumb-1]")
+    assert page.locator("[data-testid=crumb-1]").inner_text() == hist.split(", ")[-1]
+    assert page.locator("[data-testid=decision-table] tr").count() == rows
+    page.locator("[data-testid=crumb-0]").click()  # the breadcrumb steps back
+    page.wait_for_function("() => !document.querySelector('[data-testid=crumb-1]')")
+
+
+def test_page_match_heatmap_opens_a_cell(page, server):
+    _open(page, server)
+    page.locator("[data-testid=cell-10-11-1]").click()
+    page.wait_for_selector("[data-testid=decision-table]")
+    assert "cell=10%2C11%2C1" in page.url or "cell=10,11,1" in page.url
+
+
+def test_page_diff_marks_a_known_difference(page, server):
+    st, d = get(server, "/api/diff?cell=10,10,1&history=&cell2=10,11,1")
+    _open(page, server, "#view=diff&cell=10,10,1&cell2=10,11,1")
+    page.wait_for_selector("[data-testid=diff-table]")
+    assert page.locator("tr[data-marked='1']").count() == d["marked"] > 0
