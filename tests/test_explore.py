@@ -320,3 +320,16 @@ def test_page_diff_marks_a_known_difference(page, server):
     _open(page, server, "#view=diff&cell=10,10,1&cell2=10,11,1")
     page.wait_for_selector("[data-testid=diff-table]")
     assert page.locator("tr[data-marked='1']").count() == d["marked"] > 0
+
+
+def test_widget_selection_is_the_decision_on_screen(mini):
+    from truco_lab.explore import Explorer
+
+    w = Explorer(mini, view="decision", cell="10,10,1")
+    assert "cell=10%2C10%2C1" in w.state
+    sel = w.selection
+    d = Run(mini).decision("10,10,1")
+    assert sel["probability"].tolist() == [r["probability"] for r in d["rows"]]
+    assert (sel["player"] == d["player"]).all()
+    assert w.query("/api/cells")["cells"] == Run(mini).cells()
+    assert Explorer(mini).selection.empty  # the match view: no decision selected
