@@ -333,3 +333,35 @@ def test_widget_selection_is_the_decision_on_screen(mini):
     assert (sel["player"] == d["player"]).all()
     assert w.query("/api/cells")["cells"] == Run(mini).cells()
     assert Explorer(mini).selection.empty  # the match view: no decision selected
+
+
+def test_range_reproduces_the_tables_reach_after_one_opponent_action(mini):
+    """After one action of the opponent, the acting player's reach in the table (the solver's) is
+    ways-to-deal(hand) x the opponent's range mass given that hand: the same up to one constant."""
+    from math import comb
+
+    from truco_lab.abstraction.levels import level_names, vira_classes
+
+    run = Run(mini)
+    root = run.decision("10,10,1")
+    checked = 0
+    for n in root["next"]:
+        if not n["decision"]:
+            continue
+        d = run.decision("10,10,1", None, n["history"])
+        if d["player"] == root["player"]:
+            continue
+        vc = vira_classes(run.rules)[d["vira_class"]]
+        names = level_names(run.rules, vc)
+        ratios = []
+        for hand in dict.fromkeys(r["hand"] for r in d["rows"] if r["hidden"] == ""):
+            reach = next(r["reach"] for r in d["rows"] if r["hand"] == hand)
+            cnt = [hand.split().count(x) for x in names]
+            ways = np.prod([comb(m, a) for m, a in zip(vc.multiplicity, cnt, strict=True)])
+            mass = run.range("10,10,1", None, n["history"], hand)["mass"]
+            if reach > 1e-9:
+                ratios.append(reach / (ways * mass))
+        assert len(ratios) > 3
+        assert np.allclose(ratios, ratios[0], rtol=2e-4)  # the table's reach is float32
+        checked += 1
+    assert checked > 0

@@ -188,6 +188,59 @@ class Run:
                 "low_reach_below": LOW_REACH, "run": self.name,
                 "rows": _records(rows)}
 
+    def range(self, cell: str | tuple, vira: str | None = None, history: str = "", hand: str = "") -> dict:
+        """The opponent's equilibrium range at the decision after ``history``: each hand the opponent can
+        hold, weighted by the opponent's own probabilities of every action it took on the way (its face-down
+        cards followed as its own hidden state) and by the deal given ``hand`` (``mass``: the unnormalized sum,
+        ways to deal times probabilities) (the acting player's hand in
+        the tables' level names, e.g. ``"Copas 4 4"``; empty: no hand picked, the deal's prior)."""
+        t = self.table(cell, vira)
+        h = normalize_history(history)
+        me = int(self.decision(cell, vira, h)["player"])
+        q = 1 - me
+        vc = vira_classes(self.rules)[t.vira_class]
+        names = level_names(self.rules, vc)
+        level = {n: i for i, n in enumerate(names)}
+        mine = _level_counts(hand, level, len(names)) if hand else np.zeros(len(names), np.int64)
+        weight: dict[tuple[str, str], float] | None = None  # (hand, own hidden) -> the opponent's probability
+        steps = split_history(h)
+        for i, step in enumerate(steps):
+            if not step.startswith(f"{q}:"):
+                continue
+            rows = t.index().rows(", ".join(steps[:i]), ["hand", "hidden", "action", "probability"]).to_pylist()
+            if not rows:
+                continue  # a forced move: probability one, and tables leave it out
+            tok = step.split(":", 1)[1]
+            nxt: dict[tuple[str, str], float] = {}
+            for r in rows:
+                key = (r["hand"], r["hidden"])
+                if (weight is not None and key not in weight) or self.action_token(t, r["action"]) != tok:
+                    continue
+                hid = r["hidden"]
+                if tok == "hidden":  # its own face-down card joins its hidden state
+                    lv = names[int(hand_levels(vc).card_level[parse_card(r["action"].split()[1])])]
+                    hid = f"{hid} {lv}".strip()
+                w = (1.0 if weight is None else weight[key]) * float(r["probability"])
+                nxt[(r["hand"], hid)] = nxt.get((r["hand"], hid), 0.0) + w
+            weight = nxt
+        mult = np.array(vc.multiplicity, np.int64)
+        by_hand: dict[str, float] = {}
+        if weight is None:  # the opponent has not acted: every hand, by the deal alone
+            weight = {(" ".join(names[x] for x in sorted(hh, reverse=True)), ""): 1.0
+                      for hh in (tuple(int(x) for x in row) for row in hand_levels(vc).hands)}
+        for (oh, _), w in weight.items():
+            theirs = _level_counts(oh, level, len(names))
+            by_hand[oh] = by_hand.get(oh, 0.0) + w * _deal_weight(mult, mine, theirs)
+        total = sum(by_hand.values())
+        if total <= 0:
+            raise BrowseError(f"no opponent hand is consistent with history {h!r} and hand {hand!r}")
+        cards = self._hand_cards(t)
+        rows = sorted(({"hand": k, "cards": cards(k), "share": v / total} for k, v in by_hand.items() if v > 0),
+                      key=lambda r: -r["share"])
+        return {"cell": list(t.cell), "vira": t.meta.get("vira"),
+                "history": h, "player": q, "hand": hand, "hands": len(rows), "rows": rows, "mass": total,
+                "exploitability": _num(t.meta.get("exploitability")), "run": self.name}
+
     def action_token(self, t: TableRef, action: str) -> str:
         """The history token an action leaves (a face-up card shows as its level's name, a face-down one as
         ``hidden``)."""
@@ -222,6 +275,29 @@ class Run:
             return memo[hand]
 
         return cards
+
+
+def _level_counts(hand: str, level: dict[str, int], n: int) -> np.ndarray:
+    """A hand in level names -> how many of its cards lie in each level."""
+    out = np.zeros(n, np.int64)
+    for name in hand.split():
+        if name not in level:
+            raise BrowseError(f"hand {hand!r}: {name!r} is not a level of this vira class (levels: "
+                              f"{', '.join(level)})")
+        out[level[name]] += 1
+    return out
+
+
+def _deal_weight(mult: np.ndarray, mine: np.ndarray, theirs: np.ndarray) -> float:
+    """Ways to deal the opponent ``theirs`` (cards per level) once ``mine`` are out of the deck."""
+    from math import comb
+
+    w = 1
+    for n, a, b in zip(mult.tolist(), mine.tolist(), theirs.tolist(), strict=True):
+        if a + b > n:
+            return 0.0
+        w *= comb(n - a, b)
+    return float(w)
 
 
 def diff(a: dict, b: dict) -> dict:

@@ -2,7 +2,8 @@
 
 Endpoints (all GET, JSON): ``/api/cells`` (``run``: 0 or 1), ``/api/decision`` (``cell=S0,S1,D``,
 ``vira=CARD``, ``history=H``, ``run``), ``/api/diff`` (the decision ``cell, vira, history`` of run 0 against
-``cell2, vira2, history2`` of ``run2``; empty second values repeat the first). A bad parameter raises
+``cell2, vira2, history2`` of ``run2``; empty second values repeat the first), ``/api/range`` (the
+opponent's range at a decision, ``hand``: the acting player's hand in level names for card removal). A bad parameter raises
 :class:`truco_lab.lab.browse.BrowseError` with one line saying what is accepted.
 """
 
@@ -15,6 +16,7 @@ from truco_lab.lab.browse import BrowseError, Run, diff
 PARAMS = {
     "/api/cells": {"run"},
     "/api/decision": {"cell", "vira", "history", "run"},
+    "/api/range": {"cell", "vira", "history", "hand", "run"},
     "/api/diff": {"cell", "vira", "history", "cell2", "vira2", "history2", "run2"},
 }
 
@@ -49,6 +51,11 @@ class ExplorerAPI:
             if not params.get("cell"):
                 raise BrowseError("/api/decision needs cell=S0,S1,D (e.g. cell=10,10,1)")
             return self.run(params.get("run")).decision(params["cell"], params.get("vira"), params.get("history", ""))
+        if path == "/api/range":
+            if not params.get("cell"):
+                raise BrowseError("/api/range needs cell=S0,S1,D (e.g. cell=10,10,1)")
+            return self.run(params.get("run")).range(params["cell"], params.get("vira"), params.get("history", ""),
+                                                     params.get("hand", ""))
         if not params.get("cell"):
             raise BrowseError("/api/diff needs cell=S0,S1,D")
         a = self.runs[0].decision(params["cell"], params.get("vira"), params.get("history", ""))

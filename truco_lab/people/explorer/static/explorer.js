@@ -22,7 +22,7 @@ const css = `
 `;
 
 export function parseState(hash) {
-  const s = { view: "match", cell: "", vira: "", history: "", hand: "", cell2: "", vira2: "", history2: "", run2: "" };
+  const s = { view: "match", cell: "", vira: "", history: "", hand: "", pick: "", cell2: "", vira2: "", history2: "", run2: "" };
   const q = new URLSearchParams((hash || "").replace(/^#/, ""));
   for (const k of Object.keys(s)) if (q.has(k)) s[k] = q.get(k);
   return s;
@@ -67,13 +67,14 @@ export function mount(el, api, initial, onState) {
 
   async function draw() {
     const nav = h("nav", {},
-      ["match", "decision", "diff"].map((v) =>
+      ["match", "decision", "range", "diff"].map((v) =>
         h("button", { class: state.view === v ? "on" : "", "data-testid": "nav-" + v, onclick: () => go({ view: v }) }, v)));
     const body = h("div", { "data-testid": "view-" + state.view }, "loading…");
     root.replaceChildren(nav, body);
     try {
       if (state.view === "match") await drawMatch(body);
       else if (state.view === "decision") await drawDecision(body);
+      else if (state.view === "range") await drawRange(body);
       else await drawDiff(body);
     } catch (e) {
       body.replaceChildren(h("div", { class: "err", "data-testid": "error" }, String(e.message || e)));
@@ -130,7 +131,9 @@ export function mount(el, api, initial, onState) {
       if (filter && !(x.hand.includes(filter) || x.cards.includes(filter))) continue;
       const plays = x.rows.filter((r) => isPlay(r.action));
       rows.push(h("tr", { class: x.low ? "low" : "", "data-hand": x.hand, "data-hidden": x.hidden },
-        h("td", { class: "hand" }, `${x.cards} (${x.hand})${x.hidden ? " · own hidden " + x.hidden : ""}${x.low ? " · low reach" : ""}`),
+        h("td", { class: "hand" }, `${x.cards} (${x.hand})${x.hidden ? " · own hidden " + x.hidden : ""}${x.low ? " · low reach" : ""} `,
+          h("span", { class: "crumb", "data-testid": "to-range", title: "the opponent's range if you hold this hand",
+                      onclick: () => go({ view: "range", pick: x.hand }) }, "range")),
         h("td", {}, x.reach.toExponential(2)),
         calls.map((a) => { const r = x.rows.find((y) => y.action === a); return h("td", {}, r ? cellOf(r) : ""); }),
         d.actions.some(isPlay) ? h("td", { class: "hand" }, plays.map((r) => [r.action.replace(/^play_face_(up|down) /, (m, k) => (k === "down" ? "↓" : "")) + " ", cellOf(r), "  "])) : []));
@@ -166,6 +169,23 @@ export function mount(el, api, initial, onState) {
       h("div", { "data-testid": "breadcrumb" }, crumbs), next,
       h("div", {}, `cells: probability · cost in ${d.cost_units} against the hand's best action; grey rows: reach below ${d.low_reach_below} of the decision's most reached hand`),
       decisionTable(d, state.hand));
+  }
+
+  async function drawRange(body) {
+    if (!state.cell) throw new Error("open a decision first (match view: click a cell)");
+    const d = await api("/api/range", { cell: state.cell, vira: state.vira, history: state.history, hand: state.pick });
+    const pick = h("input", { value: state.pick, placeholder: "your hand, e.g. Copas 4 4", "data-testid": "range-pick",
+                              onchange: (e) => go({ pick: e.target.value }) });
+    const rows = [h("tr", {}, ["opponent's hand", "share", ""].map((x) => h("th", {}, x)))];
+    for (const r of d.rows) rows.push(h("tr", { "data-hand": r.hand, "data-share": r.share },
+      h("td", { class: "hand" }, `${r.cards} (${r.hand})`), h("td", {}, pct(r.share)),
+      h("td", { class: "hand" }, h("span", { style: `display:inline-block;height:9px;background:#69c;width:${Math.round(400 * r.share / d.rows[0].share)}px` }))));
+    body.replaceChildren(
+      h("div", {}, `cell ${d.cell.join(",")} · after ${d.history || "(the deal)"} · player ${d.player}'s range (${d.hands} hands)`,
+        badge(d.exploitability, "")),
+      h("div", {}, "card removal from: ", pick, " ", h("button", { onclick: () => go({ view: "decision" }) }, "back to the decision")),
+      h("div", {}, d.hand ? `given your ${d.hand}` : "no hand picked: the deal's prior for your cards"),
+      h("table", { "data-testid": "range-table" }, rows));
   }
 
   async function drawDiff(body) {
