@@ -365,3 +365,104 @@ def test_range_reproduces_the_tables_reach_after_one_opponent_action(mini):
         assert np.allclose(ratios, ratios[0], rtol=2e-4)  # the table's reach is float32
         checked += 1
     assert checked > 0
+
+
+# ---- the browser table ------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def table_server(mini):
+    from truco_lab.lab.policy import MatchStrategy
+    from truco_lab.people.explorer.api import TableHost
+    from truco_lab.people.explorer.server import serve
+
+    host = TableHost(RULES, MatchStrategy(mini))
+    httpd = serve([], port=0, background=True, tables=host)
+    httpd.host = host
+    yield httpd
+    httpd.shutdown()
+
+
+def _bot_secrets(session) -> set[str]:
+    """The bot's cards the human must not see yet: all it holds, minus what it played face up."""
+    from truco_lab.rules import engine as E
+    from truco_lab.rules.cards import card_str
+
+    s, me = session.st.s, session.seat
+    shown = {int(E.play_card(s, x)) for x in range(int(E.nplays(s)))
+             if int(E.play_owner(s, x)) != me and not E.play_down(s, x)}
+    return {card_str(c) for c in session.deal[3 * (1 - me):3 * (1 - me) + 3] if c not in shown}
+
+
+@pytest.mark.parametrize("bot", ["heuristic-high", "random", "solved"])
+def test_table_json_never_shows_the_bots_cards(table_server, bot):
+    rng = np.random.default_rng(0)
+    for seed in range(4):
+        st, r = get(table_server, f"/api/table/new?bot={bot}&hand=1&score=10,10&dealer={seed % 2}&seed={seed}&hints=1")
+        assert st == 200, r
+        tid, v = r["id"], r["view"]
+        session = table_server.host.tables[tid]
+        while not v["hand_over"]:
+            text = json.dumps(v)
+            for c in _bot_secrets(session):
+                assert f'"{c}"' not in text, (c, text)
+            assert v["your_turn"] and v["legal"]
+            a = v["legal"][int(rng.integers(len(v["legal"])))]["code"]
+            st, r = get(table_server, f"/api/table/act?id={tid}&action={a}")
+            assert st == 200, r
+            v = r["view"]
+        down = [p for p in v["table"] if p["who"] == "bot" and p["down"]]
+        assert all(p["card"] == "??" for p in down) and v["hand_over"]["bot_cards"].count("??") == len(down)
+
+
+@pytest.mark.parametrize("query, words", [
+    ("/api/table/new?bot=god", "is not one of"),
+    ("/api/table/new?seat=3", "seat and dealer are 0 or 1"),
+    ("/api/table/new?score=12,3", "is not A,B"),
+    ("/api/table/act?id=nope&action=1", "no table 'nope'"),
+    ("/api/table/new?colour=red", "takes no parameter 'colour'"),
+])
+def test_table_refuses_bad_parameters(table_server, query, words):
+    st, body = get(table_server, query)
+    assert st == 400 and words in body["error"]
+
+
+def test_table_refuses_an_illegal_move(table_server):
+    st, r = get(table_server, "/api/table/new?bot=random&seed=3")
+    legal = {a["code"] for a in r["view"]["legal"]}
+    bad = next(c for c in range(200) if c not in legal)
+    st, body = get(table_server, f"/api/table/act?id={r['id']}&action={bad}")
+    assert st == 400 and "is not legal now" in body["error"]
+
+
+def _click_and_wait(page, selector: str) -> None:
+    """Click the first match and wait until the table has drawn the server's answer."""
+    before = page.locator(".tt").get_attribute("data-version")
+    page.locator(selector).first.click()
+    page.wait_for_function(f"() => document.querySelector('.tt').getAttribute('data-version') !== '{before}'")
+
+
+def test_page_table_plays_a_whole_hand_by_clicks_with_hints(page, table_server, tmp_path):
+    page.goto(table_server.url + "table#hand=1&score=10,10&dealer=1&bot=solved&hints=1&seed=11")
+    page.wait_for_selector(".tt[data-ready]", timeout=30_000)
+    page.screenshot(path=str(tmp_path / "table.png"))
+    clicks = 0
+    while not page.locator("[data-testid=hand-over]").count():
+        assert page.locator("[data-testid=hints]").count() == 1  # the solution's advice at each decision
+        assert page.locator("[data-testid=hand] [data-card]").count() >= 1
+        _click_and_wait(page, "[data-testid=actions] button")
+        clicks += 1
+        assert page.locator("[data-testid=last-cost], [data-testid=hand-over]").count() > 0
+        assert clicks < 20
+    assert clicks >= 1
+    assert page.locator("[data-testid=result]").count() == 1  # one hand: the result, no next hand
+    page.screenshot(path=str(tmp_path / "table-over.png"))
+
+
+def test_page_match_table_deals_the_next_hand(page, table_server):
+    page.goto(table_server.url + "table#bot=random&seed=2")
+    page.wait_for_selector(".tt[data-ready]", timeout=30_000)
+    for _ in range(40):
+        if page.locator("[data-testid=next-hand]").count():
+            break
+        _click_and_wait(page, "[data-testid=actions] button")
+    _click_and_wait(page, "[data-testid=next-hand]")
+    page.wait_for_function("() => document.querySelector('[data-testid=status]').textContent.includes('hand 2')")

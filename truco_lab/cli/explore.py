@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         if args.host != "localhost":
             raise CliError(f"argument --host: {args.host!r} is not an IP address (e.g. 127.0.0.1)") from None
     try:
-        httpd = serve(args.folders, args.host, args.port)
+        httpd = serve(args.folders, args.host, args.port, tables=_tables(args.folders[0]))
     except BrowseError as e:
         raise CliError(str(e)) from None
     except OSError as e:
@@ -47,3 +47,17 @@ def run(args: argparse.Namespace) -> int:
     finally:
         httpd.server_close()
     return 0
+
+
+def _tables(folder: str):
+    """The browser table behind "play from here": the run's rules, and for a match run its strategy (the
+    solved bot and hints)."""
+    from truco_lab.lab.browse import Run
+    from truco_lab.people.explorer.api import TableHost
+
+    run = Run(folder)
+    if run.kind != "match":
+        return TableHost(run.rules, None, f"{folder} is a solve folder (one cell), not a match run")
+    from truco_lab.lab.policy import MatchStrategy
+
+    return TableHost(run.rules, MatchStrategy(folder))

@@ -26,6 +26,10 @@ def add_parser(sub) -> None:
     pl.add_argument("--dealer", type=int, choices=(0, 1), default=1, help="with --hand: the dealer")
     pl.add_argument("--solved", metavar="DIR", help="a finished match run (default: the rules' own)")
     pl.add_argument("--no-solve", action="store_true", help="never solve on demand")
+    pl.add_argument("--browser", action="store_true", help="play at a table in the browser: serves it on --host "
+                    "and --port and prints its URL")
+    pl.add_argument("--host", default="127.0.0.1", help="with --browser: the address (default 127.0.0.1)")
+    pl.add_argument("--port", type=int, default=8060, help="with --browser: the port (default 8060; 0: a free one)")
     add_rules_options(pl)
     pl.set_defaults(func=run, prog=PROG)
 
@@ -43,7 +47,36 @@ def run(args: argparse.Namespace) -> int:
             raise CliError("--bot solved and --hints need a solved match run: give --solved DIR or drop --no-solve")
         strategy = MatchStrategy(out)
     deal_seed = random.randrange(2**31) if args.seed is None else args.seed
+    if args.browser:
+        return _browser(args, rules, strategy, deal_seed)
     bot = make_bot(args.bot, deal_seed + 1, strategy)
     table = Table(rules, bot, match=not args.hand, seat=args.seat, seed=deal_seed,
                   hints=strategy if args.hints else None, score=args.score or (0, 0), dealer=args.dealer)
     return table.run()
+
+
+def _browser(args: argparse.Namespace, rules, strategy, deal_seed: int) -> int:
+    """Serve the browser table (the same bots, rule sets and hints as the terminal's)."""
+    from urllib.parse import urlencode
+
+    from truco_lab.people.explorer.api import TableHost
+    from truco_lab.people.explorer.server import serve
+
+    if not 0 <= args.port <= 65535:
+        raise CliError(f"argument --port: {args.port} is not a port (0-65535)")
+    host = TableHost(rules, strategy, "give --solved DIR, or --bot solved / --hints to solve on demand")
+    try:
+        httpd = serve([], args.host, args.port, tables=host)
+    except OSError as e:
+        raise CliError(f"cannot listen on {args.host}:{args.port} ({e.strerror}); try --port 0") from None
+    q = {"bot": args.bot, "seat": args.seat, "seed": deal_seed, "hints": int(bool(args.hints))}
+    if args.hand:
+        q.update(hand=1, score=",".join(map(str, args.score or (0, 0))), dealer=args.dealer)
+    print(f"truco-lab play: the table is at {httpd.url}#{urlencode(q)} (Ctrl-C stops)", flush=True)
+    try:
+        httpd.serve_forever()
+    except KeyboardInterrupt:
+        print("\ntruco-lab play: stopped")
+    finally:
+        httpd.server_close()
+    return 0

@@ -53,20 +53,28 @@ def describe_action(a: int, raise_targets: tuple[int, ...] = (3, 6, 9, 12)) -> s
             }.get(a, action_str(a, raise_targets))
 
 
+def table_game(rules, match: bool = True, score: tuple[int, int] = (0, 0), dealer: int = 1):
+    """The OpenSpiel game a table plays: the match to the target, or one hand at ``score`` with ``dealer``."""
+    # strategic=False: conceding the hand is a move of the game (seed 000: any turn but the hand of
+    # eleven's decision), offered at the table though the solved trees drop it as dominated
+    params = {"ranks": rules.ranks, "suits": rules.suits, "max_stake": max(rules.ladder),
+              "rules": rules.name, "strategic": False}
+    if match:
+        return pyspiel.load_game("truco_paulista_match", params)
+    return pyspiel.load_game("truco_paulista", dict(params, score0=score[0], score1=score[1], dealer=dealer))
+
+
+def bot_says(a: int, rt: tuple[int, ...]) -> str:
+    """What the table shows of a bot's move (a face-down card stays unnamed)."""
+    return describe_action(a, rt) if not (A_DOWN <= a < A_RAISE) else "plays a card face down"
+
+
 class Table:
     """One human (seat ``seat``) against ``bot``; ``hints`` (a MatchStrategy) shows the solution."""
 
     def __init__(self, rules, bot, *, match: bool = True, seat: int = 0, seed: int = 0, hints=None,
                  score: tuple[int, int] = (0, 0), dealer: int = 1, read=None, write=print) -> None:
-        # strategic=False: conceding the hand is a move of the game (seed 000: any turn but the hand of
-        # eleven's decision), offered at the table though the solved trees drop it as dominated
-        params = {"ranks": rules.ranks, "suits": rules.suits, "max_stake": max(rules.ladder),
-                  "rules": rules.name, "strategic": False}
-        if match:
-            self.game = pyspiel.load_game("truco_paulista_match", params)
-        else:
-            self.game = pyspiel.load_game("truco_paulista", dict(params, score0=score[0], score1=score[1],
-                                                                   dealer=dealer))
+        self.game = table_game(rules, match, score, dealer)
         self.rules, self.bot, self.seat, self.hints, self.match = rules, bot, seat, hints, match
         self.rt = rules.raise_targets
         self.rng = np.random.default_rng(seed)
@@ -241,7 +249,7 @@ class Table:
                             self.lost.append((describe_action(a, self.rt), top, best - vals[a][1]))
                 else:
                     a = self.bot.act(st)
-                    self.write(f"bot: {describe_action(a, self.rt) if not (A_DOWN <= a < A_RAISE) else 'plays a card face down'}")
+                    self.write(f"bot: {bot_says(a, self.rt)}")
                 deal = list(st.deal)
                 st.apply_action(a)
                 if st.is_terminal() or (hasattr(st, "past") and len(st.past) > before):

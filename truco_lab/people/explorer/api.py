@@ -9,9 +9,22 @@ opponent's range at a decision, ``hand``: the acting player's hand in level name
 
 from __future__ import annotations
 
+import secrets
+import threading
+from collections import OrderedDict
 from pathlib import Path
 
 from truco_lab.lab.browse import BrowseError, Run, diff
+
+TABLE_BOTS = ("random", "heuristic-low", "heuristic-high", "solved", "br-solved", "br-random", "br-heuristic-low",
+              "br-heuristic-high")
+TABLE_PARAMS = {
+    "/api/table/new": {"bot", "seat", "seed", "hints", "hand", "score", "dealer"},
+    "/api/table/act": {"id", "action"},
+    "/api/table/next": {"id"},
+    "/api/table/view": {"id"},
+}
+MAX_TABLES = 64  # tables kept per server (the oldest is dropped)
 
 PARAMS = {
     "/api/cells": {"run"},
@@ -21,13 +34,102 @@ PARAMS = {
 }
 
 
-class ExplorerAPI:
-    """The runs being explored (the first, and optionally a second to compare) and their endpoints."""
+class TableHost:
+    """The browser tables of one server: ``rules``, and ``strategy`` (a MatchStrategy) for the solved bot,
+    its best response and hints (``None``: those are refused with a reason)."""
 
-    def __init__(self, folders: list[str | Path]) -> None:
-        if not 1 <= len(folders) <= 2:
+    def __init__(self, rules, strategy=None, why_unsolved: str = "this server has no solved match run") -> None:
+        self.rules, self.strategy, self.why = rules, strategy, why_unsolved
+        self.tables: OrderedDict[str, object] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def handle(self, path: str, params: dict[str, str]) -> dict:
+        from truco_lab.people.session import SessionError
+
+        extra = sorted(set(params) - TABLE_PARAMS[path])
+        if extra:
+            raise BrowseError(f"{path} takes no parameter {extra[0]!r} (it takes: {', '.join(sorted(TABLE_PARAMS[path]))})")
+        if path == "/api/table/new":
+            tid, t = self._new(params)
+            return {"id": tid, "view": t.view()}
+        t = self._get(params.get("id", ""))
+        with t.lock:
+            try:
+                if path == "/api/table/act":
+                    t.act(_int(params, "action", None))
+                elif path == "/api/table/next":
+                    t.next_hand()
+            except SessionError as e:
+                raise BrowseError(str(e)) from None
+            return {"id": params["id"], "view": t.view()}
+
+    def _new(self, params: dict[str, str]):
+        from truco_lab.people.roster import make_bot
+        from truco_lab.people.session import TableSession
+
+        bot = params.get("bot") or "heuristic-high"
+        if bot not in TABLE_BOTS:
+            raise BrowseError(f"bot {bot!r} is not one of {', '.join(TABLE_BOTS)}")
+        hints = params.get("hints", "0") not in ("", "0", "false")
+        if bot in ("solved", "br-solved") and self.strategy is None:
+            raise BrowseError(f"bot {bot!r} needs a solved match run: {self.why}")
+        if hints and self.strategy is None:
+            raise BrowseError(f"hints need a solved match run: {self.why}")
+        seat, dealer = _int(params, "seat", 0), _int(params, "dealer", 1)
+        if seat not in (0, 1) or dealer not in (0, 1):
+            raise BrowseError("seat and dealer are 0 or 1")
+        seed = _int(params, "seed", secrets.randbelow(2**31))
+        one = params.get("hand", "0") not in ("", "0", "false")
+        score = (0, 0)
+        if params.get("score"):
+            try:
+                score = tuple(int(x) for x in params["score"].split(","))
+                assert len(score) == 2 and all(0 <= x < self.rules.target for x in score)
+            except (ValueError, AssertionError):
+                raise BrowseError(f"score {params['score']!r} is not A,B with both below {self.rules.target}") from None
+        cell = (*score, dealer)
+        try:
+            b = make_bot(bot, seed + 1, self.strategy, rules=self.rules, cell=cell)
+        except ValueError as e:
+            raise BrowseError(str(e)) from None
+        t = TableSession(self.rules, b, match=not one, seat=seat, seed=seed, hints=self.strategy if hints else None,
+                         score=score, dealer=dealer)
+        tid = secrets.token_hex(8)
+        with self.lock:
+            self.tables[tid] = t
+            while len(self.tables) > MAX_TABLES:
+                self.tables.popitem(last=False)
+        return tid, t
+
+    def _get(self, tid: str):
+        with self.lock:
+            t = self.tables.get(tid)
+        if t is None:
+            raise BrowseError(f"no table {tid!r} here (tables live as long as the server; start a new one)")
+        return t
+
+
+def _int(params: dict[str, str], key: str, default: int | None) -> int:
+    v = params.get(key, "")
+    if v == "":
+        if default is None:
+            raise BrowseError(f"parameter {key} is needed (an integer)")
+        return default
+    try:
+        return int(v)
+    except ValueError:
+        raise BrowseError(f"{key} {v!r} is not an integer") from None
+
+
+class ExplorerAPI:
+    """The runs being explored (the first, and optionally a second to compare) and their endpoints; with
+    ``tables``, the browser table's endpoints too."""
+
+    def __init__(self, folders: list[str | Path], tables: TableHost | None = None) -> None:
+        if not (1 <= len(folders) <= 2 or (tables is not None and not folders)):
             raise BrowseError(f"explore takes one or two run folders, got {len(folders)}")
         self.runs = [Run(f) for f in folders]
+        self.tables = tables
 
     def run(self, text: str | None) -> Run:
         if text in (None, ""):
@@ -39,7 +141,9 @@ class ExplorerAPI:
 
     def handle(self, path: str, params: dict[str, str]) -> dict:
         """The JSON answer to ``path`` with ``params`` (strings)."""
-        if path not in PARAMS:
+        if path in TABLE_PARAMS and self.tables is not None:
+            return self.tables.handle(path, params)
+        if path not in PARAMS or not self.runs:
             raise LookupError(f"no endpoint {path} (endpoints: {', '.join(PARAMS)})")
         extra = sorted(set(params) - PARAMS[path])
         if extra:

@@ -16,7 +16,9 @@ from truco_lab.people.explorer.api import ExplorerAPI
 
 STATIC = Path(__file__).parent / "static"
 FILES = {"/": ("index.html", "text/html; charset=utf-8"),
-         "/static/explorer.js": ("explorer.js", "text/javascript; charset=utf-8")}
+         "/table": ("table.html", "text/html; charset=utf-8"),
+         "/static/explorer.js": ("explorer.js", "text/javascript; charset=utf-8"),
+         "/static/table.js": ("table.js", "text/javascript; charset=utf-8")}
 
 
 def make_handler(api: ExplorerAPI):
@@ -47,6 +49,8 @@ def make_handler(api: ExplorerAPI):
             url = urlsplit(self.path)
             if url.path in FILES:
                 name, ctype = FILES[url.path]
+                if url.path == "/" and not api.runs:  # play --browser: the table is the page
+                    name = "table.html"
                 return self._send(HTTPStatus.OK, (STATIC / name).read_bytes(), ctype)
             if not url.path.startswith("/api/"):
                 return self._json(HTTPStatus.NOT_FOUND, {"error": f"no page {url.path}"})
@@ -77,10 +81,12 @@ def _finite(x):
     return x
 
 
-def serve(folders: list[str], host: str = "127.0.0.1", port: int = 8050, background: bool = False):
-    """Start the explorer over ``folders``; returns the server (its URL in ``server.url``). ``background``:
-    serve from a daemon thread and return at once (tests, notebooks)."""
-    api = ExplorerAPI(folders)
+def serve(folders: list[str], host: str = "127.0.0.1", port: int = 8050, background: bool = False,
+          tables=None):
+    """Start the explorer over ``folders`` (and the browser table, with ``tables``: a
+    :class:`~truco_lab.people.explorer.api.TableHost`); returns the server (its URL in ``server.url``).
+    ``background``: serve from a daemon thread and return at once (tests, notebooks)."""
+    api = ExplorerAPI(folders, tables)
     httpd = ThreadingHTTPServer((host, port), make_handler(api))
     httpd.daemon_threads = True
     h, p = httpd.server_address[:2]

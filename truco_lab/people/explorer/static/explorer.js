@@ -164,7 +164,9 @@ export function mount(el, api, initial, onState) {
                                 onchange: (e) => go({ hand: e.target.value }) });
     body.replaceChildren(
       h("div", {}, `cell ${d.cell.join(",")} · player ${d.player} to act · ${d.units}`, badge(d.exploitability, d.units)),
-      h("div", {}, viras, " ", filter, " ", h("button", { "data-testid": "to-diff",
+      h("div", {}, viras, " ", filter, " ", h("a", { href: `/table#${new URLSearchParams({ hand: 1, score: d.cell.slice(0, 2).join(","), dealer: d.cell[2], bot: "solved", hints: 1 })}`,
+               target: "_blank", "data-testid": "play-here", title: "a hand at this cell's score against the solved bot (a new deal)" }, "play from here"), " ",
+        h("button", { "data-testid": "to-diff",
         onclick: () => go({ view: "diff", cell2: state.cell2 || state.cell, vira2: state.vira2 || d.vira, history2: state.history2 || d.history }) }, "compare…")),
       h("div", { "data-testid": "breadcrumb" }, crumbs), next,
       h("div", {}, `cells: probability · cost in ${d.cost_units} against the hand's best action; grey rows: reach below ${d.low_reach_below} of the decision's most reached hand`),

@@ -1,0 +1,91 @@
+// The browser table: the server holds the game (TableSession); the page shows its view and sends clicks.
+const css = `
+.tt { font: 15px system-ui, sans-serif; color: #222; max-width: 900px; }
+.tt .felt { background: #2e6b3f; color: #fff; padding: 12px; border-radius: 10px; margin: 8px 0; }
+.tt .card { display: inline-block; min-width: 38px; padding: 8px 6px; margin: 3px; border-radius: 6px;
+            background: #fff; color: #222; text-align: center; font-weight: bold; box-shadow: 0 1px 3px #0006; }
+.tt .card.red { color: #c00; }
+.tt .card.down { background: #456; color: #fff; }
+.tt button { margin: 3px; font-size: 14px; }
+.tt .hint { background: #ffd; padding: 6px; margin: 6px 0; }
+.tt .err { color: #b00; }
+.tt .over { background: #eef; padding: 8px; margin: 6px 0; }
+`;
+const SUIT = { d: "♦", s: "♠", h: "♥", c: "♣" };
+function h(tag, attrs = {}, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of kids.flat(Infinity)) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return e;
+}
+const card = (c, down) => {
+  if (c === "??") return h("span", { class: "card down", "data-card": "??" }, "??");
+  const red = c[1] === "h" || c[1] === "d";
+  return h("span", { class: "card" + (red ? " red" : "") + (down ? " down" : ""), "data-card": c },
+           c[0] + SUIT[c[1]] + (down ? " ↓" : ""));
+};
+
+export function mountTable(el, params) {
+  const root = h("div", { class: "tt" });
+  el.append(h("style", {}, css), root);
+  let id = null, hints = params.get("hints") === "1", version = 0;
+
+  async function call(path, q) {
+    const r = await fetch(path + "?" + new URLSearchParams(q).toString());
+    const body = await r.json();
+    if (!r.ok) throw new Error(body.error || r.statusText);
+    return body;
+  }
+  async function start() {
+    const q = {};
+    for (const k of ["bot", "seat", "seed", "hand", "score", "dealer"]) if (params.get(k)) q[k] = params.get(k);
+    if (hints) q.hints = "1";
+    try { const r = await call("/api/table/new", q); id = r.id; draw(r.view); }
+    catch (e) { root.replaceChildren(h("div", { class: "err", "data-testid": "error" }, e.message)); root.setAttribute("data-ready", "1"); }
+  }
+  async function send(path, q) {
+    try { draw((await call(path, Object.assign({ id }, q))).view); }
+    catch (e) { root.append(h("div", { class: "err", "data-testid": "error" }, e.message)); }
+  }
+  function draw(v) {
+    const rounds = [1, 2, 3].map((r) => v.table.filter((p) => p.round === r));
+    const kids = [
+      h("div", { "data-testid": "status" }, `${v.rules} · ${v.match ? "match" : "one hand"} against the ${v.bot} bot · hand ${v.hand} · `,
+        h("b", { "data-testid": "score" }, `you ${v.score.you} – bot ${v.score.bot}`), ` · ${v.dealer} deal(s) · stake `,
+        h("b", { "data-testid": "stake" }, v.stake), v.pending_raise ? ` (raise to ${v.pending_raise} pending)` : ""),
+      h("div", { class: "felt" },
+        v.vira ? h("div", {}, "vira ", card(v.vira), ` → manilhas are the ${v.manilha}s`) : h("div", {}, "no vira"),
+        rounds.map((ps, i) => ps.length ? h("div", { "data-testid": `round-${i + 1}` }, `round ${i + 1}: `,
+          ps.map((p) => [p.who + " ", card(p.card, p.down), " "])) : []),
+        h("div", { "data-testid": "hand" }, "your cards: ", v.cards.map((c) => card(c, false)))),
+      v.events.length ? h("div", { "data-testid": "events" }, v.events.join(" · ")) : [],
+      v.last_move && v.last_move.cost != null ? h("div", { "data-testid": "last-cost" },
+        `your last move (${v.last_move.action}) cost ${(100 * v.last_move.cost).toFixed(2)} points of match-win probability` +
+        (v.last_move.cost > 5e-4 ? `; the solution preferred ${v.last_move.best}` : "")) : [],
+      v.hints ? h("div", { class: "hint", "data-testid": "hints" }, "solution: ",
+        v.hints.map((x) => `${x.action} ${(100 * x.probability).toFixed(0)}% (worth ${x.value.toFixed(3)})`).join(" · ")) : [],
+      h("div", { "data-testid": "actions" }, v.legal.map((a) =>
+        h("button", { "data-code": a.code, onclick: () => send("/api/table/act", { action: a.code }) }, a.label))),
+      h("label", {}, h("input", { type: "checkbox", "data-testid": "hints-toggle", checked: hints,
+        onchange: (e) => { hints = e.target.checked; params.set("hints", hints ? "1" : "0"); location.hash = params.toString(); } }),
+        " hints (starts a new table)"),
+    ];
+    if (v.hand_over) {
+      kids.push(h("div", { class: "over", "data-testid": "hand-over" },
+        `hand ${v.hand_over.hand} over: score you ${v.hand_over.score[0]} – bot ${v.hand_over.score[1]}; the bot held `,
+        v.hand_over.bot_cards.map((c) => card(c, false)),
+        v.game_over ? h("b", { "data-testid": "result" }, ` ${v.result}.`) :
+          h("button", { "data-testid": "next-hand", onclick: () => send("/api/table/next", {}) }, "next hand")));
+    }
+    if (v.game_over && !v.hand_over) kids.push(h("b", { "data-testid": "result" }, v.result));
+    kids.push(h("div", {}, h("button", { "data-testid": "new-table", onclick: start }, "new table")));
+    root.replaceChildren(...kids);
+    root.setAttribute("data-ready", "1");
+    root.setAttribute("data-turn", v.your_turn ? "1" : "0");
+    root.setAttribute("data-version", String(++version));  // tests wait for the next draw
+  }
+  start();
+}

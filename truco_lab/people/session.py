@@ -1,0 +1,156 @@
+"""A table driven one click at a time: the browser table's game (``truco-lab play --browser``).
+
+The terminal :class:`truco_lab.people.play.Table` runs its own loop and asks for input; a page cannot be
+asked, so :class:`TableSession` holds the game between requests: :meth:`act` applies the human's move and
+lets the bot play until the human is to act again, the hand ends (then :meth:`next_hand` deals the next
+one) or the game is over. :meth:`view` is everything the human may see and nothing more: their own cards,
+the cards on the table (the bot's face-down cards as ``??``, never named, not even after the hand), the
+score, the stake, the legal moves, and with hints the solution's advice and the cost of the last move.
+The bot's face-up cards that were never played are shown when the hand is over, as at the terminal.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from truco_lab.openspiel.games import random_deal
+from truco_lab.people.play import bot_says, describe_action, pretty, table_game
+from truco_lab.rules import engine as E
+from truco_lab.rules.cards import RANKS, card_str
+
+
+class SessionError(ValueError):
+    """A move the table refuses (one line: the value, and what is accepted)."""
+
+
+class TableSession:
+    """One human (``seat``) against ``bot``; a match to the target, or one hand at ``score``."""
+
+    def __init__(self, rules, bot, *, match: bool = True, seat: int = 0, seed: int = 0, hints=None,
+                 score: tuple[int, int] = (0, 0), dealer: int = 1) -> None:
+        self.rules, self.bot, self.seat, self.hints, self.match = rules, bot, seat, hints, match
+        self.rt = rules.raise_targets
+        self.st = table_game(rules, match, score, dealer).new_initial_state()
+        self.rng = np.random.default_rng(seed)
+        self.lock = threading.Lock()  # one request at a time per table
+        self.hands = 0
+        self.events: list[str] = []  # what happened since the human's last move
+        self.last_move: dict | None = None  # the human's last move and its cost against the solution
+        self.finished: dict | None = None  # the hand just over (waiting for next_hand), or None
+        self._deal()
+        self._advance()
+
+    # ---- the game ------------------------------------------------------------------------------------
+    def _deal(self) -> None:
+        self.hands += 1
+        self.deal = random_deal(self.rng, self.st.deck_list, self.st.deal_size)
+        past = len(self.st.past) if hasattr(self.st, "past") else 0
+        for c in self.deal:
+            self.st.apply_action(c)
+        if self.st.is_terminal() or (hasattr(self.st, "past") and len(self.st.past) > past):
+            self.events.append("the iron hand is played blind: both flip their cards in dealt order")
+            self._hand_over()
+
+    def _apply(self, a: int) -> None:
+        past = len(self.st.past) if hasattr(self.st, "past") else 0
+        deal = list(self.st.deal)
+        self.st.apply_action(a)
+        if self.st.is_terminal() or (hasattr(self.st, "past") and len(self.st.past) > past):
+            self.deal = deal
+            self._hand_over()
+
+    def _advance(self) -> None:
+        """The bot plays until the human is to act, the hand is over or the game ends."""
+        while not self.st.is_terminal() and self.finished is None and self.st.current_player() != self.seat:
+            if self.st.is_chance_node():
+                self._deal()
+                continue
+            a = self.bot.act(self.st)
+            self.events.append(f"bot: {bot_says(a, self.rt)}")
+            self._apply(a)
+
+    def _hand_over(self) -> None:
+        s, me = self.st.s, self.seat
+        down = {int(E.play_card(s, x)) for x in range(int(E.nplays(s))) if E.play_down(s, x)}
+        bot = [card_str(c) if c not in down else "??" for c in self.deal[3 * (1 - me):3 * (1 - me) + 3]]
+        self.finished = {"hand": self.hands, "bot_cards": bot, "score": [int(E.score(s, me)), int(E.score(s, 1 - me))],
+                         "game_over": bool(self.st.is_terminal())}
+
+    def act(self, code: int) -> None:
+        """The human's move (an action code from :meth:`view`'s ``legal``)."""
+        if self.finished is not None or self.st.is_terminal():
+            raise SessionError("the hand is over: ask for the next hand (or a new table when the game is over)")
+        legal = self.st.legal_actions()
+        if code not in legal:
+            raise SessionError(f"action {code} is not legal now (legal: {', '.join(str(a) for a in legal)})")
+        advice = self._advice()
+        self.last_move = {"action": describe_action(code, self.rt), "cost": None, "best": None}
+        if advice:
+            best = max(advice, key=lambda r: r["value"])
+            mine = next((r for r in advice if r["code"] == code), None)
+            self.last_move.update(best=best["action"], cost=None if mine is None else max(best["value"] - mine["value"], 0))
+        self.events = []
+        self._apply(code)
+        self._advance()
+
+    def next_hand(self) -> None:
+        """Deal the next hand of the match (after a hand is over)."""
+        if self.finished is None:
+            raise SessionError("the hand is still being played: finish it first")
+        if self.finished["game_over"]:
+            raise SessionError("the game is over: start a new table")
+        self.finished, self.events, self.last_move = None, [], None
+        self._advance()  # deals (a chance node) and lets the bot open if it leads
+
+    # ---- what the human sees ---------------------------------------------------------------------------
+    def _advice(self) -> list[dict] | None:
+        if self.hints is None:
+            return None
+        from truco_lab.people.advice import advise
+        from truco_lab.rules.cards import parse_action
+
+        try:
+            adv = advise(self.hints, self.st)
+        except KeyError:
+            return None
+        if not adv.reached:
+            return None
+        return [{"code": parse_action(r.action, self.rt), "action": describe_action(parse_action(r.action, self.rt),
+                                                                                   self.rt),
+                 "probability": float(r.probability), "value": float(r.value)}
+                for r in adv.actions.itertuples() if r.value == r.value]
+
+    def view(self) -> dict:
+        """The table as the human may see it (JSON-able)."""
+        s, me = self.st.s, self.seat
+        plays = []
+        for x in range(int(E.nplays(s))):
+            who = int(E.play_owner(s, x))
+            down = bool(E.play_down(s, x))
+            card = card_str(int(E.play_card(s, x))) if (who == me or not down) else "??"
+            plays.append({"round": x // 2 + 1, "who": "you" if who == me else "bot", "card": card, "down": down})
+        turn = not self.st.is_terminal() and self.finished is None and self.st.current_player() == me
+        vira = int(E.vira(s))
+        out = {
+            "rules": self.rules.name, "bot": self.bot.name, "seat": me, "match": self.match, "hand": self.hands,
+            "score": {"you": int(E.score(s, me)), "bot": int(E.score(s, 1 - me))},
+            "dealer": "you" if self.st.dealer == me else "bot", "stake": int(E.value(s)),
+            "pending_raise": int(E.pending_to(s)) or None,
+            "vira": card_str(vira) if vira >= 0 else None,
+            "manilha": RANKS[int(E.manilha(s))] if vira >= 0 else None,
+            "cards": [card_str(c) for c in (int(E.held_card(s, me, i)) for i in range(3)) if c >= 0],
+            "table": plays, "your_turn": turn, "events": list(self.events), "last_move": self.last_move,
+            "legal": [{"code": int(a), "label": describe_action(a, self.rt)} for a in self.st.legal_actions()]
+            if turn else [],
+            "hints": self._advice() if turn else None, "hand_over": self.finished,
+            "game_over": bool(self.st.is_terminal()),
+        }
+        if out["game_over"]:
+            r = self.st.returns()[me]
+            out["result"] = "you win" if r > 0 else "the bot wins" if r < 0 else "a draw"
+        return out
+
+
+__all__ = ["SessionError", "TableSession", "pretty"]
