@@ -364,7 +364,7 @@ def test_generic_and_native_tables_are_one_type():
 
 @pytest.mark.slow
 def test_player_notebooks_run_on_small_solves(small_grid, tmp_path, monkeypatch):
-    """Notebooks 02-06 execute on results written by the CLI for a 7-card deck (the tiny grid with tables,
+    """Notebooks 02-06 and 08 execute on results written by the CLI for a 7-card deck (the tiny grid with tables,
     a one-cell solve with the ladder to 6, and an arena), and each draws a figure."""
     nbformat = pytest.importorskip("nbformat")
     from pathlib import Path
@@ -382,7 +382,7 @@ def test_player_notebooks_run_on_small_solves(small_grid, tmp_path, monkeypatch)
                  "TRUCO_ARENA": arena, "TRUCO_LOSS_MATCHES": "2"}.items():
         monkeypatch.setenv(k, str(v))
     root = Path(__file__).resolve().parents[1] / "notebooks"
-    for name in ("02_when_to_truco", "03_mao_de_onze", "04_match_equity", "05_bots", "06_seed001_tips"):
+    for name in ("02_when_to_truco", "03_mao_de_onze", "04_match_equity", "05_bots", "06_seed001_tips", "08_explore"):
         nb = nbformat.read(root / f"{name}.ipynb", as_version=4)
         NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(root)}}).execute()
         images = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])

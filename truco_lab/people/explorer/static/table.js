@@ -60,7 +60,12 @@ export function mountTable(el, params) {
         v.vira ? h("div", {}, "vira ", card(v.vira), ` → manilhas are the ${v.manilha}s`) : h("div", {}, "no vira"),
         rounds.map((ps, i) => ps.length ? h("div", { "data-testid": `round-${i + 1}` }, `round ${i + 1}: `,
           ps.map((p) => [p.who + " ", card(p.card, p.down), " "])) : []),
-        h("div", { "data-testid": "hand" }, "your cards: ", v.cards.map((c) => card(c, false)))),
+        h("div", { "data-testid": "hand" }, "your cards (click one to play it face up): ", v.cards.map((c) => {
+          const e = card(c, false);
+          const play = v.legal.find((a) => a.label === `play ${c[0]}${SUIT[c[1]]}`);
+          if (play) { e.style.cursor = "pointer"; e.addEventListener("click", () => send("/api/table/act", { action: play.code })); }
+          return e;
+        }))),
       v.events.length ? h("div", { "data-testid": "events" }, v.events.join(" · ")) : [],
       v.last_move && v.last_move.cost != null ? h("div", { "data-testid": "last-cost" },
         `your last move (${v.last_move.action}) cost ${(100 * v.last_move.cost).toFixed(2)} points of match-win probability` +
