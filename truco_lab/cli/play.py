@@ -35,7 +35,8 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    rules = rules_from_args(args)
+    rules = rules_from_args(args, any_pack=True)
+    _check_table_rules(rules, args.bot, args.hints)
     check_score(rules, args.score)
     strategy = None
     if args.bot == "solved" or args.hints:
@@ -53,6 +54,17 @@ def run(args: argparse.Namespace) -> int:
     table = Table(rules, bot, match=not args.hand, seat=args.seat, seed=deal_seed,
                   hints=strategy if args.hints else None, score=args.score or (0, 0), dealer=args.dealer)
     return table.run()
+
+
+def _check_table_rules(rules, bot: str, hints: bool) -> None:
+    """The rule sets the table seats: heads-up, either pack; the solved bot and hints where a solution exists."""
+    if rules.seats > 2:
+        raise CliError(f"argument --rules: {rules.name} is played two against two; the table seats heads-up rule "
+                       "sets so far (paulista, paulista_house, mineiro, argentino)")
+    if rules.pack == "spanish" and (bot in ("solved", "br-solved") or hints):
+        what = "--hints" if hints else f"--bot {bot}"
+        raise CliError(f"{what}: rule set {rules.name} has no solved match strategy yet (its native trees are not "
+                       "built); play --bot heuristic-high, heuristic-low or random")
 
 
 def _browser(args: argparse.Namespace, rules, strategy, deal_seed: int) -> int:

@@ -287,6 +287,10 @@ class HeuristicBot(BotBase):
         self.name = f"heuristic-{level}"
 
     def probabilities(self, state) -> dict[int, float]:
+        if state.rules.pack == "spanish":  # Argentine truco: its own view and levels (seed 004 §9)
+            from truco_lab.people.argentine import arg_view, argentine_probabilities
+
+            return argentine_probabilities(arg_view(state), self.level)
         return self.probabilities_at(view_of(state.s, state.deck_list, state.legal_actions(), state.rules))
 
     def probabilities_at(self, v: View) -> dict[int, float]:

@@ -25,8 +25,8 @@ from truco_lab.rules.cards import (
     RANKS,
     SUITS,
     action_str,
-    parse_action,
 )
+from truco_lab.rules.spanish import envido_points
 
 SUIT_SYMBOLS = {"d": "♦", "s": "♠", "h": "♥", "c": "♣"}
 
@@ -56,7 +56,16 @@ def describe_action(a: int, raise_targets: tuple[int, ...] = (3, 6, 9, 12)) -> s
 def table_game(rules, match: bool = True, score: tuple[int, int] = (0, 0), dealer: int = 1):
     """The OpenSpiel game a table plays: the match to the target, or one hand at ``score`` with ``dealer``."""
     # strategic=False: conceding the hand is a move of the game (seed 000: any turn but the hand of
-    # eleven's decision), offered at the table though the solved trees drop it as dominated
+    # eleven's decision; seed 004: going to the deck), offered at the table though the solved trees drop it
+    if rules.pack == "spanish":
+        from truco_lab.openspiel.games import openspiel_hand
+
+        name, hand = openspiel_hand(rules, score[0], score[1], dealer)
+        if match:
+            return pyspiel.load_game("truco_argentino_match", {k: v for k, v in hand.items()
+                                                               if k not in ("score0", "score1", "dealer")}
+                                     | {"strategic": False})
+        return pyspiel.load_game(name, dict(hand, strategic=False))
     params = {"ranks": rules.ranks, "suits": rules.suits, "max_stake": max(rules.ladder),
               "rules": rules.name, "strategic": False}
     if match:
@@ -64,9 +73,10 @@ def table_game(rules, match: bool = True, score: tuple[int, int] = (0, 0), deale
     return pyspiel.load_game("truco_paulista", dict(params, score0=score[0], score1=score[1], dealer=dealer))
 
 
-def bot_says(a: int, rt: tuple[int, ...]) -> str:
-    """What the table shows of a bot's move (a face-down card stays unnamed)."""
-    return describe_action(a, rt) if not (A_DOWN <= a < A_RAISE) else "plays a card face down"
+def bot_says(a: int, words) -> str:
+    """What the table shows of a bot's move in ``words`` (:func:`~truco_lab.people.words.words_for`; a
+    face-down card stays unnamed)."""
+    return words.act(a) if not (A_DOWN <= a < A_RAISE) else "plays a card face down"
 
 
 class Table:
@@ -75,7 +85,11 @@ class Table:
     def __init__(self, rules, bot, *, match: bool = True, seat: int = 0, seed: int = 0, hints=None,
                  score: tuple[int, int] = (0, 0), dealer: int = 1, read=None, write=print) -> None:
         self.game = table_game(rules, match, score, dealer)
+        from truco_lab.people.words import words_for
+
         self.rules, self.bot, self.seat, self.hints, self.match = rules, bot, seat, hints, match
+        self.w = words_for(rules)
+        self._envido_told = -1  # the hand whose envido result was told
         self.rt = rules.raise_targets
         self.rng = np.random.default_rng(seed)
         self.read = read or (lambda prompt: input(prompt))  # looked up at call time (tests patch it)
@@ -93,19 +107,48 @@ class Table:
         stake = f"stake {int(E.value(s))}"
         if int(E.pending_to(s)):
             stake += f" ({self._who(int(E.pending_by(s)))} asked {int(E.pending_to(s))})"
+        if int(E.envido_pending(s)):
+            stake += f" · {self._who(int(E.envido_by(s)))} sang envido for {int(E.envido_pending(s))}"
         self.write("-" * 60)
-        self.write(f"hand {self.hands} · score you {sc[0]}, bot {sc[1]} · {self._who(st.dealer)} deal(s) · {stake}")
-        if int(E.vira(s)) >= 0:
+        self.write(f"hand {self.hands} · score you {self.w.score(sc[0])}, bot {self.w.score(sc[1])} · "
+                   f"{self._who(st.dealer)} deal(s) · {stake}")
+        if self.rules.pack == "spanish":
+            self.write(f"your envido: {envido_points(self._dealt(st))} · trick order: 1 de espadas > 1 de bastos > "
+                       "7 de espadas > 7 de oros > 3s > 2s > 1 de copas/oros > 12s > 11s > 10s > 7 de copas/bastos > "
+                       "6s > 5s > 4s")
+        elif int(E.vira(s)) >= 0:
             manilha = RANKS[int(E.manilha(s))]
-            self.write(f"vira {pretty(int(E.vira(s)))} → manilhas are the {manilha}s (♣ > ♥ > ♠ > ♦)")
+            self.write(f"vira {self.w.card(int(E.vira(s)))} → manilhas are the {manilha}s (♣ > ♥ > ♠ > ♦)")
         else:
             fixed = self.rules.fixed_manilha_ids()[::-1]
             every = " > ".join(self.rules.fixed_manilhas.split()[::-1])
-            self.write("no vira: the manilhas are always " + " > ".join(pretty(c) for c in fixed) if fixed else
+            self.write("no vira: the manilhas are always " + " > ".join(self.w.card(c) for c in fixed) if fixed else
                        f"no vira, and none of the fixed manilhas ({every}) is in this deck: plain ranks decide")
         self.write("table: " + self._tricks(st))
         held = [int(E.held_card(s, me, i)) for i in range(3)]
-        self.write("your cards: " + " ".join(pretty(c) for c in held if c >= 0))
+        self.write("your cards: " + " ".join(self.w.card(c) for c in held if c >= 0))
+
+    def _dealt(self, st) -> list[int]:
+        return [int(c) for c in st.deal[3 * self.seat:3 * self.seat + 3]]
+
+    def _envido_news(self, st) -> None:
+        """Seed 004 §6: once an envido is settled, what each side announced (mano first; mano wins ties) and who
+        scored, told once per hand."""
+        if self.rules.pack != "spanish" or self._envido_told == self.hands:
+            return
+        s = st.s
+        w = int(E.envido_winner(s))
+        if w < 0:
+            return
+        self._envido_told = self.hands
+        mano = int(E.round_leader(s, 0))
+        if E.envido_seen(s):
+            said = f"{self._who(mano)} (mano) {int(E.envido_of(s, mano))}, {self._who(1 - mano)} " \
+                   f"{int(E.envido_of(s, 1 - mano))}"
+            self.write(f"envido: quiero. announced: {said} → {self._who(w)} scores {int(E.bonus(s, w))}"
+                       f"{' (mano wins ties)' if E.envido_of(s, 0) == E.envido_of(s, 1) else ''}")
+        else:
+            self.write(f"envido: no quiero → {self._who(w)} scores {int(E.bonus(s, w))}")
 
     def _tricks(self, st) -> str:
         """The cards on the table round by round (the bot's face-down cards as ??), with each round's winner."""
@@ -114,7 +157,7 @@ class Table:
         for x in range(int(E.nplays(s))):
             who = self._who(int(E.play_owner(s, x)))
             c = int(E.play_card(s, x))
-            shown = "??" if E.play_down(s, x) and who == "bot" else pretty(c) + (" (down)" if E.play_down(s, x)
+            shown = "??" if E.play_down(s, x) and who == "bot" else self.w.card(c) + (" (down)" if E.play_down(s, x)
                                                                                   else "")
             if x % 2 == 0:
                 rounds.append(f"round {x // 2 + 1}: {who} {shown}")
@@ -140,11 +183,11 @@ class Table:
             return None
         parts = []
         for r in adv.actions.itertuples():
-            what = describe_action(parse_action(r.action, self.rt), self.rt)
+            what = self.w.act(self.w.parse(r.action))
             parts.append(f"{what} {r.probability:.0%} (worth {r.value:.3f})" if r.value == r.value
                          else f"{what}: never (dominated)")
         self.write("hint: " + "; ".join(parts) + "   [worth: your match-win probability]")
-        vals = {parse_action(r.action, self.rt): (r.probability, r.value) for r in adv.actions.itertuples()
+        vals = {self.w.parse(r.action): (r.probability, r.value) for r in adv.actions.itertuples()
                 if r.value == r.value}
         return vals
 
@@ -153,7 +196,7 @@ class Table:
         """The human's action (None: leave): a menu number, the menu's own words (``play 2h``, ``2h``,
         ``truco``, ``accept``), or an action in notation."""
         for i, a in enumerate(legal, 1):
-            self.write(f"  {i}) {describe_action(a, self.rt)}")
+            self.write(f"  {i}) {self.w.act(a)}")
         while True:
             try:
                 text = self.read("your move> ").strip()
@@ -162,8 +205,8 @@ class Table:
             if text.lower() in ("q", "quit", "exit"):
                 return None
             if text in ("?", "h", "help"):
-                self.write(f"type 1-{len(legal)}, the move's words (e.g. '{describe_action(legal[0], self.rt)}'), "
-                           f"an action in notation (e.g. '{action_str(legal[0], self.rt)}'), or q to leave")
+                self.write(f"type 1-{len(legal)}, the move's words (e.g. '{self.w.act(legal[0])}'), "
+                           f"an action in notation (e.g. '{self.w.notation(legal[0])}'), or q to leave")
                 continue
             if text.isdigit():
                 if 1 <= int(text) <= len(legal):
@@ -173,7 +216,7 @@ class Table:
             a = self._words(text, legal)
             if a is None:
                 try:
-                    a = parse_action(text, self.rt)
+                    a = self.w.parse(text)
                 except ValueError as e:
                     self.write(f"'{text}' is not a move: {e}. Type 1-{len(legal)}, ? for help, q to leave")
                     continue
@@ -186,12 +229,12 @@ class Table:
         """The legal action the menu's own words name (``play 2h``, ``2h``, ``truco``, ``accept``), if any."""
         t = " ".join(text.lower().replace("!", "").split())
         for a in legal:
-            words = describe_action(a, self.rt).lower().replace("!", "")
+            words = self.w.act(a).lower().replace("!", "")
             short = words.split(" (")[0]
-            if t in (words, short) or (a < A_DOWN and t in (action_str(a, self.rt)[len("play_face_up "):].lower(),
-                                                          f"play {action_str(a, self.rt).split()[-1].lower()}")):
+            lit = self.w.notation(a).split()[-1].lower()  # the card's literal: "2h", "7o"
+            if t in (words, short) or (a < A_DOWN and t in (lit, f"play {lit}")):
                 return a
-        starts = [a for a in legal if describe_action(a, self.rt).lower().startswith(t + " ")]
+        starts = [a for a in legal if self.w.act(a).lower().startswith(t + " ")]
         return starts[0] if len(starts) == 1 else None  # "accept", "fold", "concede": unambiguous first words
 
     def _why_not(self, st, a: int) -> str:
@@ -226,7 +269,7 @@ class Table:
                         me = self.seat
                         mine = cards[3 * me:3 * me + 3]
                         self.write("the iron hand is played blind: both flip their cards in dealt order; yours were "
-                                   + " ".join(pretty(c) for c in mine))
+                                   + " ".join(self.w.card(c) for c in mine))
                         self.write("table: " + self._tricks(st))
                         self._hand_over(st, cards)  # decided at the deal (house rules' iron hand)
                     continue
@@ -244,14 +287,15 @@ class Table:
                         best = sum(pr * v for pr, v in vals.values())
                         top = max(vals, key=lambda k: vals[k][1])
                         if a not in vals:  # a dominated move the solved tree prunes
-                            self.lost.append((describe_action(a, self.rt), top, float("nan")))
+                            self.lost.append((self.w.act(a), top, float("nan")))
                         elif best - vals[a][1] > 5e-4:
-                            self.lost.append((describe_action(a, self.rt), top, best - vals[a][1]))
+                            self.lost.append((self.w.act(a), top, best - vals[a][1]))
                 else:
                     a = self.bot.act(st)
-                    self.write(f"bot: {bot_says(a, self.rt)}")
+                    self.write(f"bot: {bot_says(a, self.w)}")
                 deal = list(st.deal)
                 st.apply_action(a)
+                self._envido_news(st)
                 if st.is_terminal() or (hasattr(st, "past") and len(st.past) > before):
                     self._hand_over(st, deal)
         except KeyboardInterrupt:
@@ -271,13 +315,14 @@ class Table:
         sc = (int(E.score(st.s, 0)), int(E.score(st.s, 1)))
         # seed 000: a face-down card is never revealed, not even when the hand is over
         down = {int(E.play_card(st.s, x)) for x in range(int(E.nplays(st.s))) if E.play_down(st.s, x)}
-        bot_cards = [pretty(c) if c not in down else "??" for c in deal[3 * (1 - me):3 * (1 - me) + 3]]
-        self.write(f"hand over. bot held {' '.join(bot_cards)}. score you {sc[me]}, bot {sc[1 - me]}")
+        bot_cards = [self.w.card(c) if c not in down else "??" for c in deal[3 * (1 - me):3 * (1 - me) + 3]]
+        self.write(f"hand over. bot held {', '.join(bot_cards)}. score you {self.w.score(sc[me])}, "
+                   f"bot {self.w.score(sc[1 - me])}")
         if self.hints is not None:
             if self.lost:
                 for mine, best, loss in self.lost:
                     cost = f"-{loss:.3f} match-win probability" if loss == loss else "a dominated move"
-                    self.write(f"  value lost: you chose {mine}; the solution prefers {describe_action(best, self.rt)} "
+                    self.write(f"  value lost: you chose {mine}; the solution prefers {self.w.act(best)} "
                                f"({cost})")
             else:
                 self.write("  you lost no value against the solution this hand.")

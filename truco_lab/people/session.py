@@ -16,9 +16,9 @@ import threading
 import numpy as np
 
 from truco_lab.openspiel.games import random_deal
-from truco_lab.people.play import bot_says, describe_action, pretty, table_game
+from truco_lab.people.play import bot_says, pretty, table_game
 from truco_lab.rules import engine as E
-from truco_lab.rules.cards import RANKS, card_str
+from truco_lab.rules.cards import RANKS
 
 
 class SessionError(ValueError):
@@ -31,7 +31,10 @@ class TableSession:
     def __init__(self, rules, bot, *, match: bool = True, seat: int = 0, seed: int = 0, hints=None,
                  score: tuple[int, int] = (0, 0), dealer: int = 1) -> None:
         self.rules, self.bot, self.seat, self.hints, self.match = rules, bot, seat, hints, match
+        from truco_lab.people.words import words_for
+
         self.rt = rules.raise_targets
+        self.w = words_for(rules)
         self.st = table_game(rules, match, score, dealer).new_initial_state()
         self.rng = np.random.default_rng(seed)
         self.lock = threading.Lock()  # one request at a time per table
@@ -68,13 +71,13 @@ class TableSession:
                 self._deal()
                 continue
             a = self.bot.act(self.st)
-            self.events.append(f"bot: {bot_says(a, self.rt)}")
+            self.events.append(f"bot: {bot_says(a, self.w)}")
             self._apply(a)
 
     def _hand_over(self) -> None:
         s, me = self.st.s, self.seat
         down = {int(E.play_card(s, x)) for x in range(int(E.nplays(s))) if E.play_down(s, x)}
-        bot = [card_str(c) if c not in down else "??" for c in self.deal[3 * (1 - me):3 * (1 - me) + 3]]
+        bot = [self.w.literal(c) if c not in down else "??" for c in self.deal[3 * (1 - me):3 * (1 - me) + 3]]
         self.finished = {"hand": self.hands, "bot_cards": bot, "score": [int(E.score(s, me)), int(E.score(s, 1 - me))],
                          "game_over": bool(self.st.is_terminal())}
 
@@ -86,7 +89,7 @@ class TableSession:
         if code not in legal:
             raise SessionError(f"action {code} is not legal now (legal: {', '.join(str(a) for a in legal)})")
         advice = self._advice()
-        self.last_move = {"action": describe_action(code, self.rt), "cost": None, "best": None}
+        self.last_move = {"action": self.w.act(code), "cost": None, "best": None}
         if advice:
             best = max(advice, key=lambda r: r["value"])
             mine = next((r for r in advice if r["code"] == code), None)
@@ -117,8 +120,7 @@ class TableSession:
             return None
         if not adv.reached:
             return None
-        return [{"code": parse_action(r.action, self.rt), "action": describe_action(parse_action(r.action, self.rt),
-                                                                                   self.rt),
+        return [{"code": parse_action(r.action, self.rt), "action": self.w.act(parse_action(r.action, self.rt)),
                  "probability": float(r.probability), "value": float(r.value)}
                 for r in adv.actions.itertuples() if r.value == r.value]
 
@@ -129,7 +131,7 @@ class TableSession:
         for x in range(int(E.nplays(s))):
             who = int(E.play_owner(s, x))
             down = bool(E.play_down(s, x))
-            card = card_str(int(E.play_card(s, x))) if (who == me or not down) else "??"
+            card = self.w.literal(int(E.play_card(s, x))) if (who == me or not down) else "??"
             plays.append({"round": x // 2 + 1, "who": "you" if who == me else "bot", "card": card, "down": down})
         turn = not self.st.is_terminal() and self.finished is None and self.st.current_player() == me
         vira = int(E.vira(s))
@@ -138,11 +140,11 @@ class TableSession:
             "score": {"you": int(E.score(s, me)), "bot": int(E.score(s, 1 - me))},
             "dealer": "you" if self.st.dealer == me else "bot", "stake": int(E.value(s)),
             "pending_raise": int(E.pending_to(s)) or None,
-            "vira": card_str(vira) if vira >= 0 else None,
+            "vira": self.w.literal(vira) if vira >= 0 else None,
             "manilha": RANKS[int(E.manilha(s))] if vira >= 0 else None,
-            "cards": [card_str(c) for c in (int(E.held_card(s, me, i)) for i in range(3)) if c >= 0],
+            "cards": [self.w.literal(c) for c in (int(E.held_card(s, me, i)) for i in range(3)) if c >= 0],
             "table": plays, "your_turn": turn, "events": list(self.events), "last_move": self.last_move,
-            "legal": [{"code": int(a), "label": describe_action(a, self.rt)} for a in self.st.legal_actions()]
+            "legal": [{"code": int(a), "label": self.w.act(a)} for a in self.st.legal_actions()]
             if turn else [],
             "hints": self._advice() if turn else None, "hand_over": self.finished,
             "game_over": bool(self.st.is_terminal()),
