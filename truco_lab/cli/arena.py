@@ -77,8 +77,15 @@ def _cell(args: argparse.Namespace, rules: RuleSet) -> tuple[tuple[int, int], bo
 
 
 def run(args: argparse.Namespace) -> int:
-    rules = rules_from_args(args)
-    cell, compute = _cell(args, rules)
+    rules = rules_from_args(args, any_pack=True)
+    if rules.seats > 2:
+        raise CliError(f"argument --rules: {rules.name} is played two against two; the arena seats heads-up rule sets "
+                       "so far")
+    spanish = rules.pack == "spanish"
+    if spanish and any(b in ("solved", "br-solved") or b.startswith("br-") for b in args.bots):
+        raise CliError(f"argument --bots: rule set {rules.name} has no solved strategy nor native best responses yet; "
+                       "its bots are random, heuristic-low and heuristic-high")
+    cell, compute = _cell(args, rules) if not spanish else ((0, 0), False)
     notes: list[str] = []
 
     def note(msg: str) -> None:
@@ -86,6 +93,10 @@ def run(args: argparse.Namespace) -> int:
         tqdm.write(msg, file=sys.stderr)
 
     needs_solved = any(b in ("solved", "br-solved") for b in args.bots)
+    if spanish:
+        args.solved, needs_solved, args.no_solve = None, False, True
+        if not args.no_exploitability:
+            note("per-bot exploitability skipped: argentino has no native tree to compute it on yet")
     try:  # the solution also fixes the exploitability's units for every bot: match-win probability
         run_dir = ensure_solved(rules, args.solved, on_demand=needs_solved and not args.no_solve, notify=note)
     except ValueError as e:

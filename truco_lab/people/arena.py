@@ -143,6 +143,13 @@ def timed(f, *a, **k):
 
 
 def load_match_game(rules: RuleSet):
+    """The match game the arena plays under ``rules`` (to 12, or Argentine truco's 30)."""
+    if rules.pack == "spanish":
+        from truco_lab.openspiel.games import openspiel_hand
+
+        _, hand = openspiel_hand(rules, 0, 0, 1)
+        return pyspiel.load_game("truco_argentino_match", {k: v for k, v in hand.items()
+                                                           if k not in ("score0", "score1", "dealer")})
     params = {"ranks": rules.ranks, "suits": rules.suits, "max_stake": max(rules.ladder), "rules": rules.name}
     return pyspiel.load_game("truco_paulista_match", params)
 
