@@ -11,8 +11,8 @@ import pytest
 
 import truco_lab.openspiel.games  # noqa: F401  (registers the games)
 from truco_lab.openspiel.games import random_deal
-from truco_lab.people.argentine import arg_view
 from truco_lab.people.arena import load_match_game, run_pair
+from truco_lab.people.argentine import arg_view
 from truco_lab.people.bots import HeuristicBot, RandomBot
 from truco_lab.people.play import Table
 from truco_lab.people.roster import make_bot
@@ -102,12 +102,11 @@ def test_the_levels_are_ordered_in_whole_matches():
 
 def test_a_terminal_hand_with_envido_is_announced_in_seed_004s_terms():
     out: list[str] = []
-    answers = iter(["envido", *["1"] * 40])
     for seed in range(20):  # a deal where the envido is offered on our first turn
         out.clear()
         answers = iter(["envido!", *["1"] * 40])
-        t = Table(ARG, HeuristicBot("high", seed), match=False, seed=seed, read=lambda _p: next(answers),
-                  write=out.append)
+        t = Table(ARG, HeuristicBot("high", seed), match=False, seed=seed,
+                  read=lambda _p, it=answers: next(it), write=out.append)
         assert t.run() == 0
         text = "\n".join(out)
         if "envido: " in text:
