@@ -384,12 +384,12 @@ def table_server(mini):
 def _bot_secrets(session) -> set[str]:
     """The bot's cards the human must not see yet: all it holds, minus what it played face up."""
     from truco_lab.rules import engine as E
-    from truco_lab.rules.cards import card_str
 
     s, me = session.st.s, session.seat
     shown = {int(E.play_card(s, x)) for x in range(int(E.nplays(s)))
              if int(E.play_owner(s, x)) != me and not E.play_down(s, x)}
-    return {card_str(c) for c in session.deal[3 * (1 - me):3 * (1 - me) + 3] if c not in shown}
+    hidden = [c for c in session.deal[3 * (1 - me):3 * (1 - me) + 3] if c not in shown]
+    return {session.w.literal(c) for c in hidden} | {session.w.card(c) for c in hidden}  # notation and as shown
 
 
 @pytest.mark.parametrize("bot", ["heuristic-high", "random", "solved"])
@@ -466,3 +466,32 @@ def test_page_match_table_deals_the_next_hand(page, table_server):
         _click_and_wait(page, "[data-testid=actions] button")
     _click_and_wait(page, "[data-testid=next-hand]")
     page.wait_for_function("() => document.querySelector('[data-testid=status]').textContent.includes('hand 2')")
+
+
+def test_argentine_table_in_the_browser_hides_the_bots_cards(page):
+    """seed 004 at the browser table: Spanish cards, malas/buenas, and never a card the bot still hides."""
+    from truco_lab.people.explorer.api import TableHost
+    from truco_lab.people.explorer.server import serve
+    from truco_lab.rules.ruleset import rule_set
+
+    host = TableHost(rule_set("argentino"))
+    httpd = serve([], port=0, background=True, tables=host)
+    try:
+        for seed in range(3):
+            st, r = get(httpd, f"/api/table/new?bot=heuristic-high&hand=1&seed={seed}")
+            assert st == 200 and r["view"]["deck"] == "spanish" and "malas" in r["view"]["score_words"]["you"]
+            v, tid = r["view"], r["id"]
+            while not v["hand_over"]:
+                text = json.dumps(v)
+                for c in _bot_secrets(host.tables[tid]):
+                    assert f'"{c}"' not in text
+                st, r = get(httpd, f"/api/table/act?id={tid}&action={v['legal'][0]['code']}")
+                v = r["view"]
+        page.goto(httpd.url + "table#bot=heuristic-low&hand=1&seed=4")
+        page.wait_for_selector(".tt[data-ready]", timeout=30_000)
+        assert " de " in page.locator("[data-testid=hand]").inner_text()
+        while not page.locator("[data-testid=hand-over]").count():
+            _click_and_wait(page, "[data-testid=actions] button")
+        assert page.locator("[data-testid=result]").count() == 1
+    finally:
+        httpd.shutdown()

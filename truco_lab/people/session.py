@@ -77,7 +77,7 @@ class TableSession:
     def _hand_over(self) -> None:
         s, me = self.st.s, self.seat
         down = {int(E.play_card(s, x)) for x in range(int(E.nplays(s))) if E.play_down(s, x)}
-        bot = [self.w.literal(c) if c not in down else "??" for c in self.deal[3 * (1 - me):3 * (1 - me) + 3]]
+        bot = [self.w.card(c) if c not in down else "??" for c in self.deal[3 * (1 - me):3 * (1 - me) + 3]]
         self.finished = {"hand": self.hands, "bot_cards": bot, "score": [int(E.score(s, me)), int(E.score(s, 1 - me))],
                          "game_over": bool(self.st.is_terminal())}
 
@@ -131,10 +131,13 @@ class TableSession:
         for x in range(int(E.nplays(s))):
             who = int(E.play_owner(s, x))
             down = bool(E.play_down(s, x))
-            card = self.w.literal(int(E.play_card(s, x))) if (who == me or not down) else "??"
-            plays.append({"round": x // 2 + 1, "who": "you" if who == me else "bot", "card": card, "down": down})
+            c = int(E.play_card(s, x))
+            card, shown = (self.w.literal(c), self.w.card(c)) if (who == me or not down) else ("??", "??")
+            plays.append({"round": x // 2 + 1, "who": "you" if who == me else "bot", "card": card, "shown": shown,
+                          "down": down})
         turn = not self.st.is_terminal() and self.finished is None and self.st.current_player() == me
         vira = int(E.vira(s))
+        held = [c for c in (int(E.held_card(s, me, i)) for i in range(3)) if c >= 0]
         out = {
             "rules": self.rules.name, "bot": self.bot.name, "seat": me, "match": self.match, "hand": self.hands,
             "score": {"you": int(E.score(s, me)), "bot": int(E.score(s, 1 - me))},
@@ -142,7 +145,9 @@ class TableSession:
             "pending_raise": int(E.pending_to(s)) or None,
             "vira": self.w.literal(vira) if vira >= 0 else None,
             "manilha": RANKS[int(E.manilha(s))] if vira >= 0 else None,
-            "cards": [self.w.literal(c) for c in (int(E.held_card(s, me, i)) for i in range(3)) if c >= 0],
+            "cards": [self.w.literal(c) for c in held], "cards_shown": [self.w.card(c) for c in held],
+            "vira_shown": self.w.card(vira) if vira >= 0 else None, "deck": self.rules.pack,
+            "score_words": {"you": self.w.score(int(E.score(s, me))), "bot": self.w.score(int(E.score(s, 1 - me)))},
             "table": plays, "your_turn": turn, "events": list(self.events), "last_move": self.last_move,
             "legal": [{"code": int(a), "label": self.w.act(a)} for a in self.st.legal_actions()]
             if turn else [],

@@ -11,7 +11,6 @@ const css = `
 .tt .err { color: #b00; }
 .tt .over { background: #eef; padding: 8px; margin: 6px 0; }
 `;
-const SUIT = { d: "♦", s: "♠", h: "♥", c: "♣" };
 function h(tag, attrs = {}, ...kids) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -21,11 +20,12 @@ function h(tag, attrs = {}, ...kids) {
   for (const c of kids.flat(Infinity)) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
   return e;
 }
-const card = (c, down) => {
-  if (c === "??") return h("span", { class: "card down", "data-card": "??" }, "??");
-  const red = c[1] === "h" || c[1] === "d";
-  return h("span", { class: "card" + (red ? " red" : "") + (down ? " down" : ""), "data-card": c },
-           c[0] + SUIT[c[1]] + (down ? " ↓" : ""));
+// a card as the server names it ("7♥", "7 de oros"); red for hearts, diamonds, oros and copas
+const card = (shown, down) => {
+  if (shown === "??") return h("span", { class: "card down", "data-card": "??" }, "??");
+  const red = /[♥♦]|de (oros|copas)/.test(shown);
+  return h("span", { class: "card" + (red ? " red" : "") + (down ? " down" : ""), "data-card": shown },
+           shown + (down ? " ↓" : ""));
 };
 
 export function mountTable(el, params) {
@@ -54,15 +54,16 @@ export function mountTable(el, params) {
     const rounds = [1, 2, 3].map((r) => v.table.filter((p) => p.round === r));
     const kids = [
       h("div", { "data-testid": "status" }, `${v.rules} · ${v.match ? "match" : "one hand"} against the ${v.bot} bot · hand ${v.hand} · `,
-        h("b", { "data-testid": "score" }, `you ${v.score.you} – bot ${v.score.bot}`), ` · ${v.dealer} deal(s) · stake `,
+        h("b", { "data-testid": "score" }, `you ${v.score_words.you} – bot ${v.score_words.bot}`), ` · ${v.dealer} deal(s) · stake `,
         h("b", { "data-testid": "stake" }, v.stake), v.pending_raise ? ` (raise to ${v.pending_raise} pending)` : ""),
       h("div", { class: "felt" },
-        v.vira ? h("div", {}, "vira ", card(v.vira), ` → manilhas are the ${v.manilha}s`) : h("div", {}, "no vira"),
+        v.vira ? h("div", {}, "vira ", card(v.vira_shown), ` → manilhas are the ${v.manilha}s`)
+               : h("div", {}, v.deck === "spanish" ? "Spanish deck, no vira: 1 de espadas > 1 de bastos > 7 de espadas > 7 de oros > 3s > 2s > …" : "no vira"),
         rounds.map((ps, i) => ps.length ? h("div", { "data-testid": `round-${i + 1}` }, `round ${i + 1}: `,
-          ps.map((p) => [p.who + " ", card(p.card, p.down), " "])) : []),
-        h("div", { "data-testid": "hand" }, "your cards (click one to play it face up): ", v.cards.map((c) => {
+          ps.map((p) => [p.who + " ", card(p.shown, p.down), " "])) : []),
+        h("div", { "data-testid": "hand" }, "your cards (click one to play it face up): ", v.cards_shown.map((c) => {
           const e = card(c, false);
-          const play = v.legal.find((a) => a.label === `play ${c[0]}${SUIT[c[1]]}`);
+          const play = v.legal.find((a) => a.label === `play ${c}`);
           if (play) { e.style.cursor = "pointer"; e.addEventListener("click", () => send("/api/table/act", { action: play.code })); }
           return e;
         }))),
