@@ -167,7 +167,6 @@ def test_decision_matches_strategy_table_lookup_in_real_cards(mini):
 @pytest.mark.parametrize("args, words", [
     (("9,9,7", None, ""), "outside a match to 12"),
     (("x,y", None, ""), "is not S0,S1,D"),
-    (("10,10,0", None, ""), "seat mirror of cell 10,10,1"),
     (("0,0,1", None, ""), "has no strategy table"),
     (("10,10,1", "9z", ""), "is not a card"),
     (("10,10,1", None, "Zap"), "is not 'player:action'"),
@@ -177,6 +176,22 @@ def test_bad_requests_say_what_is_accepted(mini, args, words):
     with pytest.raises(BrowseError, match=words) as e:
         Run(mini).decision(*args)
     assert "\n" not in str(e.value)
+
+
+def test_a_mirror_cell_is_its_twin_with_the_seats_swapped(mini):
+    run = Run(mini)
+    canon = run.decision("10,10,1", None, "")
+    step = next(n for n in canon["next"] if n["decision"])
+    for hist in ("", step["history"]):
+        a = run.decision("10,10,1", None, hist)
+        m = run.decision("10,10,0", None, ", ".join(f"{1 - int(x[0])}{x[1:]}" for x in a["steps"]))
+        assert m["cell"] == [10, 10, 0] and m["mirror_of"] == [10, 10, 1] and m["player"] == 1 - a["player"]
+        assert m["rows"] == a["rows"]  # the acting player's values: the same person, the same numbers
+        assert [n["history"][0] for n in m["next"]] == [str(1 - int(n["history"][0])) for n in a["next"]]
+    r = run.range("10,10,0", None, m["history"])
+    assert r["player"] == 1 - run.range("10,10,1", None, a["history"])["player"]
+    cells = {(c["score0"], c["score1"], c["dealer"]): c for c in run.cells()}
+    assert cells[(10, 10, 0)]["viras"] == cells[(10, 10, 1)]["viras"] and not cells[(10, 10, 0)]["solved"]
 
 
 def test_run_folder_errors(tmp_path):

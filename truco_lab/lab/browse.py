@@ -107,10 +107,12 @@ class Run:
         return out
 
     def _cell_row(self, cell, equity: float, expl: float, mirror_of) -> dict:
+        src = tuple(mirror_of) if mirror_of else cell  # a mirror plays its twin's tables
         viras = [{"vira_class": vc, "vira": t.meta.get("vira"), "exploitability": _num(t.meta.get("exploitability"))}
-                 for (c, vc), t in sorted(self.tables.items()) if c == cell]
+                 for (c, vc), t in sorted(self.tables.items()) if c == src]
         return {"score0": cell[0], "score1": cell[1], "dealer": cell[2], "equity": equity, "exploitability": expl,
-                "solved": bool(viras), "mirror_of": list(mirror_of) if mirror_of else None, "viras": viras}
+                "solved": bool(viras) and not mirror_of, "mirror_of": list(mirror_of) if mirror_of else None,
+                "viras": viras}
 
     def table(self, cell: str | tuple, vira: str | None) -> TableRef:
         """The table of ``cell`` (``"S0,S1,D"``) under ``vira`` (a card; ``None``: the first class solved)."""
@@ -142,7 +144,7 @@ class Run:
     def decision(self, cell: str | tuple, vira: str | None = None, history: str = "") -> dict:
         """:meth:`answer`, remembered: tables never change under a run, so the last :data:`CACHED` answers are
         kept (a page's back and forward steps, and many readers of one position, cost one read)."""
-        key = (str(cell), vira or "", normalize_history(history))
+        key = (_cs(parse_cell(cell, self.rules.target)), vira or "", normalize_history(history))
         with self._lock:
             hit = self._cache.get(key)
             if hit is not None:
@@ -155,7 +157,24 @@ class Run:
                 self._cache.popitem(last=False)
         return out
 
+    def mirror_of(self, cell: str | tuple) -> tuple[int, int, int] | None:
+        """The canonical cell whose tables play ``cell`` with the seats swapped, if ``cell`` has none itself."""
+        c = parse_cell(cell, self.rules.target)
+        if any(cc == c for cc, _ in self.tables):
+            return None
+        canon, mirrored = canonical(c)
+        return tuple(canon) if mirrored and any(cc == tuple(canon) for cc, _ in self.tables) else None
+
     def answer(self, cell: str | tuple, vira: str | None = None, history: str = "") -> dict:
+        """:meth:`direct`, or for a seat-mirrored cell the canonical cell's answer with the seats swapped
+        (player numbers in the history and the answer; values are the acting player's either way)."""
+        m = self.mirror_of(cell)
+        if m is None:
+            return self.direct(cell, vira, history)
+        out = self.direct(m, vira, swap_seats(normalize_history(history)))
+        return _swapped(out, parse_cell(cell, self.rules.target))
+
+    def direct(self, cell: str | tuple, vira: str | None = None, history: str = "") -> dict:
         """The decision after ``history`` (the tables' notation, e.g. ``"0:Zap, 1:raise 3"``): the acting
         ``player``, the legal ``actions``, ``rows`` (per hand and action: ``hand``, ``cards``, ``hidden``,
         ``action``, ``probability``, ``action_value``, ``reach``, ``cost``, ``low_reach``) and where to go next."""
@@ -194,6 +213,10 @@ class Run:
         cards followed as its own hidden state) and by the deal given ``hand`` (``mass``: the unnormalized sum,
         ways to deal times probabilities) (the acting player's hand in
         the tables' level names, e.g. ``"Copas 4 4"``; empty: no hand picked, the deal's prior)."""
+        m = self.mirror_of(cell)
+        if m is not None:
+            out = self.range(m, vira, swap_seats(normalize_history(history)), hand)
+            return _swapped(out, parse_cell(cell, self.rules.target))
         t = self.table(cell, vira)
         h = normalize_history(history)
         me = int(self.decision(cell, vira, h)["player"])
@@ -346,6 +369,22 @@ def normalize_history(history: str) -> str:
             raise BrowseError(f"history step {s!r} is not 'player:action' (player 0 or 1, e.g. '0:Zap' or "
                               "'1:raise 3')")
     return ", ".join(steps)
+
+
+def swap_seats(history: str) -> str:
+    """A history with the players' numbers swapped (``0:Zap, 1:raise 3`` -> ``1:Zap, 0:raise 3``)."""
+    return ", ".join(f"{1 - int(x[0])}{x[1:]}" for x in split_history(history))
+
+
+def _swapped(answer: dict, cell: tuple[int, int, int]) -> dict:
+    """A canonical cell's answer told from its mirror ``cell``: seats swapped back."""
+    out = dict(answer, cell=list(cell), mirror_of=answer["cell"], player=1 - answer["player"])
+    out["history"] = swap_seats(answer["history"])
+    if "steps" in out:
+        out["steps"] = split_history(out["history"])
+    if "next" in out:
+        out["next"] = [dict(n, history=swap_seats(n["history"])) for n in answer["next"]]
+    return out
 
 
 def join_history(history: str, step: str) -> str:

@@ -96,12 +96,12 @@ export function mount(el, api, initial, onState) {
         rows.push(h("tr", {}, h("th", {}, a), s1.map((b) => {
           const c = at.get(a + "," + b);
           if (!c) return h("td", { class: "none" }, "");
-          const target = c.solved ? [c.score0, c.score1, c.dealer] : c.mirror_of;
+          const target = c.solved || c.viras.length ? [c.score0, c.score1, c.dealer] : null;
           const hue = Math.round(120 * Math.max(0, Math.min(1, c.equity)));
           return h("td", {
             style: `background: hsl(${hue}, 60%, 80%)`, "data-testid": `cell-${a}-${b}-${d}`,
             title: `equity ${num(c.equity, 4)}, exploitability ${c.exploitability == null ? "?" : c.exploitability.toExponential(2)}` +
-                   (c.mirror_of ? ` (the mirror of ${c.mirror_of.join(",")})` : ""),
+                   (c.mirror_of ? ` (played with ${c.mirror_of.join(",")}'s tables, seats swapped)` : ""),
             onclick: () => target && go({ view: "decision", cell: target.join(","), vira: "", history: "" }),
           }, num(c.equity, 3));
         })));
