@@ -34,7 +34,8 @@ export function stateHash(s) {
   return "#" + q.toString();
 }
 
-function h(tag, attrs = {}, ...kids) {
+// the one DOM helper of the front end (the table's module imports it too)
+export function h(tag, attrs = {}, ...kids) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (k.startsWith("on")) e.addEventListener(k.slice(2), v);

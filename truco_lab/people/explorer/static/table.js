@@ -1,4 +1,5 @@
 // The browser table: the server holds the game (TableSession); the page shows its view and sends clicks.
+import { h } from "./explorer.js";
 const css = `
 .tt { font: 15px system-ui, sans-serif; color: #222; max-width: 900px; }
 .tt .felt { background: #2e6b3f; color: #fff; padding: 12px; border-radius: 10px; margin: 8px 0; }
@@ -11,15 +12,6 @@ const css = `
 .tt .err { color: #b00; }
 .tt .over { background: #eef; padding: 8px; margin: 6px 0; }
 `;
-function h(tag, attrs = {}, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of kids.flat(Infinity)) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  return e;
-}
 // a card as the server names it ("7♥", "7 de oros"); red for hearts, diamonds, oros and copas
 const card = (shown, down) => {
   if (shown === "??") return h("span", { class: "card down", "data-card": "??" }, "??");
