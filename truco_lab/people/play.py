@@ -113,9 +113,10 @@ class Table:
         self.write(f"hand {self.hands} · score you {self.w.score(sc[0])}, bot {self.w.score(sc[1])} · "
                    f"{self._who(st.dealer)} deal(s) · {stake}")
         if self.rules.pack == "spanish":
-            self.write(f"your envido: {envido_points(self._dealt(st))} · trick order: 1 de espadas > 1 de bastos > "
-                       "7 de espadas > 7 de oros > 3s > 2s > 1 de copas/oros > 12s > 11s > 10s > 7 de copas/bastos > "
-                       "6s > 5s > 4s")
+            order = (" · trick order: 1 de espadas > 1 de bastos > 7 de espadas > 7 de oros > 3s > 2s > "
+                     "1 de copas/oros > 12s > 11s > 10s > 7 de copas/bastos > 6s > 5s > 4s"
+                     if int(E.nplays(s)) == 0 else "")  # once a hand, before its first card
+            self.write(f"your envido: {envido_points(self._dealt(st))}{order}")
         elif int(E.vira(s)) >= 0:
             manilha = RANKS[int(E.manilha(s))]
             self.write(f"vira {self.w.card(int(E.vira(s)))} → manilhas are the {manilha}s (♣ > ♥ > ♠ > ♦)")
@@ -145,10 +146,13 @@ class Table:
         if E.envido_seen(s):
             said = f"{self._who(mano)} (mano) {int(E.envido_of(s, mano))}, {self._who(1 - mano)} " \
                    f"{int(E.envido_of(s, 1 - mano))}"
-            self.write(f"envido: quiero. announced: {said} → {self._who(w)} scores {int(E.bonus(s, w))}"
+            self.write(f"envido: quiero. announced: {said} → {self._scores(w, int(E.bonus(s, w)))}"
                        f"{' (mano wins ties)' if E.envido_of(s, 0) == E.envido_of(s, 1) else ''}")
         else:
-            self.write(f"envido: no quiero → {self._who(w)} scores {int(E.bonus(s, w))}")
+            self.write(f"envido: no quiero → {self._scores(w, int(E.bonus(s, w)))}")
+
+    def _scores(self, p: int, n: int) -> str:
+        return f"you score {n}" if p == self.seat else f"the bot scores {n}"
 
     def _tricks(self, st) -> str:
         """The cards on the table round by round (the bot's face-down cards as ??), with each round's winner."""
