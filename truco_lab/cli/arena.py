@@ -55,7 +55,7 @@ def add_parser(sub) -> None:
                     "where 11x11 is played blind; on bigger decks only when given)")
     ar.add_argument("--dealer", type=int, choices=(0, 1), default=1, help="dealer of that cell (default 1)")
     ar.add_argument("--no-exploitability", action="store_true", help="skip the per-bot exploitability")
-    add_rules_options(ar)
+    add_rules_options(ar, argentine_options=True)
     ar.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     ar.set_defaults(func=run, prog=PROG)
 

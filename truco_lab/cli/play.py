@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
                     "and --port and prints its URL")
     pl.add_argument("--host", default="127.0.0.1", help="with --browser: the address (default 127.0.0.1)")
     pl.add_argument("--port", type=int, default=8060, help="with --browser: the port (default 8060; 0: a free one)")
-    add_rules_options(pl)
+    add_rules_options(pl, argentine_options=True)
     pl.set_defaults(func=run, prog=PROG)
 
 
