@@ -15,42 +15,11 @@ import pyspiel
 from truco_lab.openspiel.games import random_deal
 from truco_lab.rules import engine as E
 from truco_lab.rules.cards import (
-    A_ACCEPT,
-    A_ACCEPT_ELEVEN,
-    A_CONCEDE,
     A_DOWN,
-    A_FOLD,
-    A_FOLD_ELEVEN,
     A_RAISE,
     RANKS,
-    SUITS,
-    action_str,
 )
 from truco_lab.rules.spanish import envido_points
-
-SUIT_SYMBOLS = {"d": "♦", "s": "♠", "h": "♥", "c": "♣"}
-
-
-def pretty(card: int) -> str:
-    """A card with its suit symbol: ``7♥``."""
-    return f"{RANKS[card >> 2]}{SUIT_SYMBOLS[SUITS[card & 3]]}"
-
-
-_CALLS = ("truco!", "seis!", "nove!", "doze!")  # the calls of the ladder's rungs, first raise first
-
-
-def describe_action(a: int, raise_targets: tuple[int, ...] = (3, 6, 9, 12)) -> str:
-    """Short words for an action id (``raise_targets``: the rule set's, e.g. Mineiro's 4 8 10 12)."""
-    if a < A_DOWN:
-        return f"play {pretty(a)}"
-    if a < A_RAISE:
-        return f"play {pretty(a - A_DOWN)} face down"
-    if a < A_ACCEPT:
-        i = a - A_RAISE
-        return f"{_CALLS[i]} (raise to {raise_targets[i]})"
-    return {A_ACCEPT: "accept the raise", A_FOLD: "fold (run)", A_ACCEPT_ELEVEN: "accept the hand of eleven",
-            A_FOLD_ELEVEN: "fold the hand of eleven", A_CONCEDE: "concede the hand (pays what a fold would)"
-            }.get(a, action_str(a, raise_targets))
 
 
 def table_game(rules, match: bool = True, score: tuple[int, int] = (0, 0), dealer: int = 1):

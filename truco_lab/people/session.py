@@ -16,7 +16,7 @@ import threading
 import numpy as np
 
 from truco_lab.openspiel.games import random_deal
-from truco_lab.people.play import bot_says, pretty, table_game
+from truco_lab.people.play import bot_says, table_game
 from truco_lab.rules import engine as E
 from truco_lab.rules.cards import RANKS
 
@@ -160,4 +160,4 @@ class TableSession:
         return out
 
 
-__all__ = ["SessionError", "TableSession", "pretty"]
+__all__ = ["SessionError", "TableSession"]
