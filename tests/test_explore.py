@@ -510,3 +510,23 @@ def test_argentine_table_in_the_browser_hides_the_bots_cards(page):
         assert page.locator("[data-testid=result]").count() == 1
     finally:
         httpd.shutdown()
+
+
+def test_page_play_from_here_opens_a_hand_at_the_cells_score(page, mini):
+    """The decision view's link opens the browser table at that cell's score, against the solved bot."""
+    from truco_lab.lab.policy import MatchStrategy
+    from truco_lab.people.explorer.api import TableHost
+    from truco_lab.people.explorer.server import serve
+
+    httpd = serve([str(mini)], port=0, background=True, tables=TableHost(RULES, MatchStrategy(mini)))
+    try:
+        _open(page, httpd, "#view=decision&cell=10,10,1")
+        page.wait_for_selector("[data-testid=play-here]")
+        href = page.locator("[data-testid=play-here]").get_attribute("href")
+        assert "score=10%2C10" in href and "bot=solved" in href
+        page.goto(httpd.url.rstrip("/") + href)
+        page.wait_for_selector(".tt[data-ready]", timeout=30_000)
+        assert "you 10 – bot 10" in page.locator("[data-testid=score]").inner_text()  # no hand ends before our move
+        assert page.locator("[data-testid=hints]").count() == 1
+    finally:
+        httpd.shutdown()

@@ -158,15 +158,17 @@ export function mount(el, api, initial, onState) {
                     title: n.decision ? "" : "no decision follows (forced move or the hand ends)",
                     onclick: () => go({ history: n.history }) }, n.action)));
     const viras = h("select", { "data-testid": "vira", onchange: (e) => go({ vira: e.target.value, history: "" }) });
-    const { cells } = await api("/api/cells", {});
+    const { cells, kind } = await api("/api/cells", {});
+    // a match run plays against its solution with hints; a solve folder (one cell) has none: the heuristic
+    const opp = kind === "match" ? { bot: "solved", hints: 1 } : { bot: "heuristic-high", hints: 0 };
     const me = cells.find((c) => [c.score0, c.score1, c.dealer].join(",") === d.cell.join(","));
     for (const v of (me ? me.viras : [])) viras.append(h("option", { value: v.vira, selected: v.vira === d.vira }, `vira ${v.vira} (class ${v.vira_class})`));
     const filter = h("input", { placeholder: "filter hands (e.g. Zap)", value: state.hand, "data-testid": "hand-filter",
                                 onchange: (e) => go({ hand: e.target.value }) });
     body.replaceChildren(
       h("div", {}, `cell ${d.cell.join(",")} · player ${d.player} to act · ${d.units}`, badge(d.exploitability, d.units)),
-      h("div", {}, viras, " ", filter, " ", h("a", { href: `/table#${new URLSearchParams({ hand: 1, score: d.cell.slice(0, 2).join(","), dealer: d.cell[2], bot: "solved", hints: 1 })}`,
-               target: "_blank", "data-testid": "play-here", title: "a hand at this cell's score against the solved bot (a new deal)" }, "play from here"), " ",
+      h("div", {}, viras, " ", filter, " ", h("a", { href: `/table#${new URLSearchParams({ hand: 1, score: d.cell.slice(0, 2).join(","), dealer: d.cell[2], ...opp })}`,
+               target: "_blank", "data-testid": "play-here", title: "a hand at this cell's score (a new deal)" }, "play from here"), " ",
         h("button", { "data-testid": "to-diff",
         onclick: () => go({ view: "diff", cell2: state.cell2 || state.cell, vira2: state.vira2 || d.vira, history2: state.history2 || d.history }) }, "compare…")),
       h("div", { "data-testid": "breadcrumb" }, crumbs), next,
