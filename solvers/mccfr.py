@@ -62,7 +62,7 @@ class SampledGame:
 def _lookup(keys, checks, index, ioff, inact, cnt, k, c, n) -> int:
     """Row of information-set key ``k`` (second, independent hash ``c``) with ``n`` actions, created on first
     sight; -1 when full, -2 when a row with this key has another check hash or action count (two information
-    states collided on the key: refused, never merged)."""
+    states collided on the key: refused, never merged). A visit is counted in ``cnt[4 + row]``."""
     if k == EMPTY:
         k = np.uint64(1)
     mask = keys.shape[0] - 1
@@ -71,7 +71,10 @@ def _lookup(keys, checks, index, ioff, inact, cnt, k, c, n) -> int:
         kk = keys[j]
         if kk == k:
             row = index[j]
-            return row if inact[row] == n and checks[row] == c else -2
+            if inact[row] != n or checks[row] != c:
+                return -2
+            cnt[4 + row] += 1
+            return row
         if kk == EMPTY:
             row = cnt[0]
             if row >= ioff.shape[0] - 1 or cnt[1] + n > cnt[2]:
@@ -83,6 +86,7 @@ def _lookup(keys, checks, index, ioff, inact, cnt, k, c, n) -> int:
             inact[row] = n
             cnt[0] = row + 1
             cnt[1] += n
+            cnt[4 + row] = 1
             return row
         j = (j + 1) & mask
 
@@ -204,7 +208,9 @@ def _iterate(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, 
 
 
 @nb.njit(cache=True)
-def _average_of(keys, index, ioff, inact, ssum, k, n, out) -> bool:
+def _average_of(keys, index, ioff, inact, ssum, k, n, out) -> int:
+    """The row of key ``k`` with its average strategy in ``out``; -1 (and uniform) when the table has no
+    such set with ``n`` actions."""
     if k == EMPTY:
         k = np.uint64(1)
     mask = keys.shape[0] - 1
@@ -212,19 +218,34 @@ def _average_of(keys, index, ioff, inact, ssum, k, n, out) -> bool:
     while keys[j] != EMPTY:
         if keys[j] == k:
             row = index[j]
+            if inact[row] != n:
+                break
             normalize_block(ssum, ioff[row], n, out, 0)
-            return inact[row] == n
+            return row
         j = (j + 1) & mask
     for a in range(n):
         out[a] = 1.0 / n
-    return False
+    return -1
+
+
+def _drop_cache_indexes() -> None:
+    """Delete the on-disk cache indexes of the kernels that take the game's functions as arguments."""
+    import contextlib
+    import os
+
+    for f in (_iterate, _external, _outcome):
+        path = getattr(getattr(getattr(f, "_cache", None), "_cache_file", None), "_index_path", None)
+        if path:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
 
 
 class MCCFRSolver:
     """External-sampling (``"external"``) or outcome-sampling (``"outcome"``) MCCFR on a :class:`SampledGame`.
 
     ``capacity``: information sets the table holds (its memory: ~(8 + 4) x 2 capacity bytes of hash table,
-    13 bytes per set and 16 bytes per action slot, ``slots_per_set`` slots reserved per set). ``linear``
+    21 bytes per set (its visit count included) and 16 bytes per action slot, ``slots_per_set`` slots reserved
+    per set). ``linear``
     weights iteration t's average-strategy contribution by t. ``seed`` makes runs reproducible.
     """
 
@@ -247,7 +268,9 @@ class MCCFRSolver:
         nslots = int(capacity * slots_per_set)
         self.regrets = np.zeros(nslots, np.float64)
         self.ssum = np.zeros(nslots, np.float64)
-        self.cnt = np.array([0, 0, nslots, 0], np.int64)  # sets, slots used, slot capacity, error
+        # sets, slots used, slot capacity, error; then each set's visits (the traversals that met it)
+        self.cnt = np.zeros(4 + capacity + 1, np.int64)
+        self.cnt[2] = nslots
         self.rng = np.array([np.uint64(seed) * np.uint64(0x100000001B3) + np.uint64(1)], np.uint64)
         self.S = np.zeros((MAX_DEPTH, game.state_size), np.int32)
         self.H = np.zeros((MAX_DEPTH, game.history_size), np.int32)
@@ -267,10 +290,18 @@ class MCCFRSolver:
         Interrupted (Ctrl-C) between calls, nothing is half-updated: keep ``n`` modest and loop."""
         gm = self.game
         t = time.perf_counter()
-        done = _iterate(gm.deal, gm.player, gm.legal, gm.apply, gm.utility, gm.key, gm.check, gm.g, self.S, self.H, self.A,
-                        self.P, self.V, self.iteration, int(n), self.sampling == "outcome", self.epsilon, self.linear,
-                        self.keys, self.checks, self.index, self.ioff, self.inact, self.regrets, self.ssum, self.cnt, self.rng,
-                        gm.num_players)
+        args = (gm.deal, gm.player, gm.legal, gm.apply, gm.utility, gm.key, gm.check, gm.g, self.S, self.H, self.A,
+                self.P, self.V, self.iteration, int(n), self.sampling == "outcome", self.epsilon, self.linear,
+                self.keys, self.checks, self.index, self.ioff, self.inact, self.regrets, self.ssum, self.cnt, self.rng,
+                gm.num_players)
+        try:
+            done = _iterate(*args)
+        except ReferenceError:
+            # numba (its issue 9348): saving the on-disk cache of a kernel that takes functions as arguments can
+            # fail with "underlying object has vanished" on an index other processes wrote; the failure is in the
+            # save after compiling, before any iteration ran, so drop those indexes and compile once more
+            _drop_cache_indexes()
+            done = _iterate(*args)
         self.seconds += time.perf_counter() - t
         self.iteration = int(done)
         if self.cnt[3] == -1:
@@ -288,13 +319,18 @@ class MCCFRSolver:
 
     def average(self, key: int, n: int) -> np.ndarray:
         """The average strategy at information-set ``key`` with ``n`` actions (uniform if never visited)."""
+        return self.lookup(key, n)[0]
+
+    def lookup(self, key: int, n: int) -> tuple[np.ndarray, int]:
+        """(the average strategy at ``key`` with ``n`` actions, how many traversals visited it); uniform and 0
+        when the table has no such set."""
         out = np.empty(n, np.float64)
-        _average_of(self.keys, self.index, self.ioff, self.inact, self.ssum, np.uint64(key), n, out)
-        return out
+        row = _average_of(self.keys, self.index, self.ioff, self.inact, self.ssum, np.uint64(key), n, out)
+        return out, (int(self.cnt[4 + row]) if row >= 0 else 0)
 
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.keys, self.checks, self.index, self.ioff, self.inact, self.regrets,
-                                      self.ssum))
+                                      self.ssum, self.cnt))
 
     _ARRAYS = ("keys", "checks", "index", "ioff", "inact", "regrets", "ssum", "cnt", "rng")
 
@@ -323,6 +359,8 @@ class MCCFRSolver:
         if str(data["key"]) != key or str(data["sampling"]) != self.sampling:
             raise ValueError(f"checkpoint {path} belongs to another run (sampling {data['sampling']}); "
                              "start --fresh or use another --out")
+        if data["cnt"].shape == (4,):  # a checkpoint from before visits were counted: they start at 0
+            data["cnt"] = np.concatenate([data["cnt"], np.zeros(self.cnt.shape[0] - 4, np.int64)])
         for k in self._ARRAYS:
             if data[k].shape != getattr(self, k).shape:
                 raise ValueError(f"checkpoint {path} holds a table of another size; give the same --capacity")

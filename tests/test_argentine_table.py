@@ -123,7 +123,6 @@ def test_a_terminal_hand_with_envido_is_announced_in_seed_004s_terms():
 @pytest.mark.parametrize("argv, words", [
     (["play", "--rules", "argentino", "--bot", "solved"], "has no solved match strategy yet"),
     (["play", "--rules", "argentino", "--hints"], "has no solved match strategy yet"),
-    (["play", "--rules", "paulista_2v2"], "invalid choice"),  # not offered (teams: issue 20 §3)
     (["arena", "--rules", "argentino", "--bots", "solved,random"], "no solved strategy"),
 ])
 def test_cli_refuses_what_argentino_does_not_have_yet(argv, words):

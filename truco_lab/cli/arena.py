@@ -14,6 +14,7 @@ from truco_lab.cli.common import (
     CliError,
     add_rules_options,
     check_score,
+    load_mccfr_option,
     positive_int,
     rules_from_args,
     score_pair,
@@ -55,7 +56,9 @@ def add_parser(sub) -> None:
                     "where 11x11 is played blind; on bigger decks only when given)")
     ar.add_argument("--dealer", type=int, choices=(0, 1), default=1, help="dealer of that cell (default 1)")
     ar.add_argument("--no-exploitability", action="store_true", help="skip the per-bot exploitability")
-    add_rules_options(ar, argentine_options=True)
+    ar.add_argument("--mccfr", nargs="+", metavar="DIR", help="the mccfr bot's truco-lab mccfr runs (one per "
+                    "dealer; a folder of such runs also works)")
+    add_rules_options(ar, team=True, argentine_options=True)
     ar.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     ar.set_defaults(func=run, prog=PROG)
 
@@ -78,14 +81,12 @@ def _cell(args: argparse.Namespace, rules: RuleSet) -> tuple[tuple[int, int], bo
 
 def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args, any_pack=True)
-    if rules.seats > 2:
-        raise CliError(f"argument --rules: {rules.name} is played two against two; the arena seats heads-up rule sets "
-                       "so far")
-    spanish = rules.pack == "spanish"
-    if spanish and any(b in ("solved", "br-solved") or b.startswith("br-") for b in args.bots):
+    no_tree = rules.pack == "spanish" or rules.seats == 4  # no native tree: no solved bot, no best response
+    if no_tree and any(b in ("solved", "br-solved") or b.startswith("br-") for b in args.bots):
         raise CliError(f"argument --bots: rule set {rules.name} has no solved strategy nor native best responses yet; "
-                       "its bots are random, heuristic-low and heuristic-high")
-    cell, compute = _cell(args, rules) if not spanish else ((0, 0), False)
+                       f"its bots are random, heuristic-low, heuristic-high{' and mccfr' if rules.seats == 4 else ''}")
+    mccfr = load_mccfr_option(args.mccfr, rules, "mccfr" in args.bots)
+    cell, compute = _cell(args, rules) if not no_tree else ((0, 0), False)
     notes: list[str] = []
 
     def note(msg: str) -> None:
@@ -93,10 +94,12 @@ def run(args: argparse.Namespace) -> int:
         tqdm.write(msg, file=sys.stderr)
 
     needs_solved = any(b in ("solved", "br-solved") for b in args.bots)
-    if spanish:
+    if no_tree:
         args.solved, needs_solved, args.no_solve = None, False, True
         if not args.no_exploitability:
-            note("per-bot exploitability skipped: argentino has no native tree to compute it on yet")
+            why = "a team game has no exploitability (no equilibrium to measure against)" if rules.seats == 4 else \
+                "argentino has no native tree to compute it on yet"
+            note(f"per-bot exploitability skipped: {why}")
     try:  # the solution also fixes the exploitability's units for every bot: match-win probability
         run_dir = ensure_solved(rules, args.solved, on_demand=needs_solved and not args.no_solve, notify=note)
     except ValueError as e:
@@ -110,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as e:
         raise CliError(f"--out {out} is not writable ({e.strerror})") from None
     game = load_match_game(rules)
-    bots = ArenaBots(rules, solved, (*cell, args.dealer), notify=note)
+    bots = ArenaBots(rules, solved, (*cell, args.dealer), notify=note, mccfr=mccfr)
     pairs = list(itertools.combinations(args.bots, 2))
     bar = tqdm(total=len(pairs) * args.matches, unit="match", desc="arena", disable=args.quiet)
     results, rows = [], []
@@ -121,9 +124,13 @@ def run(args: argparse.Namespace) -> int:
     bar.close()
     key = {"bots": args.bots, "matches": args.matches, "seed": args.seed, "rules": rules.to_dict(),
            "solved": str(solved.out) if solved is not None else None}
+    if mccfr:
+        key["mccfr"] = {str(r.folder): r.iterations for r in mccfr}
     write_results(rows, out / "arena.parquet", key)
     for res in results:
         print(res.line())
+    for line in bots.fallback_lines():
+        note(line)
     expl, unit = {}, None
     if compute:
         a, b = cell

@@ -142,6 +142,24 @@ def rules_from_args(args: argparse.Namespace, any_pack: bool = False) -> RuleSet
     return rules
 
 
+def load_mccfr_option(folders: list[str] | None, rules: RuleSet, needed: bool) -> list | None:
+    """``--mccfr``'s runs, checked against ``--rules`` (``CliError`` naming what is wrong)."""
+    if not folders:
+        if needed:
+            raise CliError("--bots mccfr needs --mccfr DIR (truco-lab mccfr runs of these rules, one per dealer)")
+        return None
+    from truco_lab.people.mccfr_bot import load_runs
+
+    try:
+        runs = load_runs(folders)
+    except ValueError as e:
+        raise CliError(f"argument --mccfr: {e}") from None
+    if runs[0].rules.to_dict() != rules.to_dict():
+        raise CliError(f"argument --mccfr: the runs were trained under '{runs[0].rules.cli_options() or '(defaults)'}',"
+                       f" not these rules ('{rules.cli_options() or '(defaults)'}'): give the same rule options")
+    return runs
+
+
 def sigterm_as_interrupt() -> None:
     """A cluster's preemption (SIGTERM) is handled like Ctrl-C: checkpoint, one line, exit 130."""
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 import random
 
-from truco_lab.cli.common import CliError, add_rules_options, check_score, rules_from_args, score_pair, seed
+from truco_lab.cli.common import (
+    CliError,
+    add_rules_options,
+    check_score,
+    load_mccfr_option,
+    rules_from_args,
+    score_pair,
+    seed,
+)
 from truco_lab.lab.match_run import ensure_solved
 from truco_lab.lab.policy import MatchStrategy
 from truco_lab.people.play import Table
@@ -16,28 +24,39 @@ PROG = "truco-lab play"
 
 def add_parser(sub) -> None:
     pl = sub.add_parser("play", help="play against a bot in the terminal (a match to 12, or --hand)")
-    pl.add_argument("--bot", choices=("solved", "heuristic", "heuristic-high", "heuristic-low", "random"),
-                    default="heuristic-high", help="the opponent (default heuristic-high)")
+    pl.add_argument("--bot", choices=("solved", "heuristic", "heuristic-high", "heuristic-low", "random", "mccfr"),
+                    default="heuristic-high", help="the opponent (two against two: both rivals; default "
+                    "heuristic-high)")
+    pl.add_argument("--partner", choices=("heuristic", "heuristic-high", "heuristic-low", "random", "mccfr"),
+                    default=None, help="two against two: your partner (default: the same bot as --bot)")
+    pl.add_argument("--mccfr", nargs="+", metavar="DIR", help="the mccfr bot's truco-lab mccfr runs (one per dealer, "
+                    "or a folder of them)")
     pl.add_argument("--hints", action="store_true", help="show the solution before each decision and your losses after")
     pl.add_argument("--seed", type=seed, default=None, help="seed of the deals (default: random)")
-    pl.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat (player 1 deals first)")
+    pl.add_argument("--seat", type=int, choices=(0, 1, 2, 3), default=0, help="your seat (heads-up 0 or 1, player 1 "
+                    "deals first; two against two 0-3, seat 3 deals first)")
     pl.add_argument("--hand", action="store_true", help="one hand instead of a match")
     pl.add_argument("--score", type=score_pair, default=None, metavar="A,B", help="with --hand: the score")
-    pl.add_argument("--dealer", type=int, choices=(0, 1), default=1, help="with --hand: the dealer")
+    pl.add_argument("--dealer", type=int, choices=(0, 1, 2, 3), default=None,
+                    help="with --hand: the dealer (default 1; two against two 3)")
     pl.add_argument("--solved", metavar="DIR", help="a finished match run (default: the rules' own)")
     pl.add_argument("--no-solve", action="store_true", help="never solve on demand")
     pl.add_argument("--browser", action="store_true", help="play at a table in the browser: serves it on --host "
                     "and --port and prints its URL")
     pl.add_argument("--host", default="127.0.0.1", help="with --browser: the address (default 127.0.0.1)")
     pl.add_argument("--port", type=int, default=8060, help="with --browser: the port (default 8060; 0: a free one)")
-    add_rules_options(pl, argentine_options=True)
+    add_rules_options(pl, team=True, argentine_options=True)
     pl.set_defaults(func=run, prog=PROG)
 
 
 def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args, any_pack=True)
-    _check_table_rules(rules, args.bot, args.hints)
+    _check_table_rules(rules, args)
     check_score(rules, args.score)
+    if args.dealer is None:
+        args.dealer = 3 if rules.seats == 4 else 1
+    if rules.seats == 4:
+        return _team(args, rules)
     strategy = None
     if args.bot == "solved" or args.hints:
         try:
@@ -56,15 +75,48 @@ def run(args: argparse.Namespace) -> int:
     return table.run()
 
 
-def _check_table_rules(rules, bot: str, hints: bool) -> None:
-    """The rule sets the table seats: heads-up, either pack; the solved bot and hints where a solution exists."""
-    if rules.seats > 2:
-        raise CliError(f"argument --rules: {rules.name} is played two against two; the table seats heads-up rule "
-                       "sets so far (paulista, paulista_house, mineiro, argentino)")
+def _check_table_rules(rules, args: argparse.Namespace) -> None:
+    """Which bots, seats and options each rule set's table takes (the solved bot and hints where a solution
+    exists; the partner, seats 2-3 and dealers 2-3 two against two)."""
+    bot, hints = args.bot, args.hints
+    if rules.seats == 4:
+        if bot == "solved" or hints:
+            raise CliError(f"{'--hints' if hints else '--bot solved'}: {rules.name} is a team game, with no solved "
+                           "strategy (CFR has no equilibrium to find for teams); play --bot heuristic-high, "
+                           "heuristic-low, random or mccfr")
+        if args.browser:
+            raise CliError(f"--browser: the browser table seats heads-up games so far; play {rules.name} at the "
+                           "terminal (drop --browser)")
+        return
+    if args.partner is not None:
+        raise CliError(f"argument --partner: {rules.name} is heads-up (no partner); --partner is for *_2v2 rules")
+    if args.seat > 1 or (args.dealer is not None and args.dealer > 1):
+        what = f"--seat {args.seat}" if args.seat > 1 else f"--dealer {args.dealer}"
+        raise CliError(f"argument {what.split()[0]}: {rules.name} is heads-up: seats and dealers are 0 or 1, got "
+                       f"{what.split()[1]}")
+    if bot == "mccfr":
+        raise CliError("--bot mccfr: the mccfr bot plays team games (paulista_2v2, mineiro_2v2) at the table")
     if rules.pack == "spanish" and (bot in ("solved", "br-solved") or hints):
         what = "--hints" if hints else f"--bot {bot}"
         raise CliError(f"{what}: rule set {rules.name} has no solved match strategy yet (its native trees are not "
                        "built); play --bot heuristic-high, heuristic-low or random")
+
+
+def _team(args: argparse.Namespace, rules) -> int:
+    """Two against two at the terminal: you, a bot partner, two bot rivals."""
+    from truco_lab.people.team_table import TeamTable
+
+    partner = args.partner or args.bot
+    runs = load_mccfr_option(args.mccfr, rules, "mccfr" in (partner, args.bot))
+    deal_seed = random.randrange(2**31) if args.seed is None else args.seed
+    try:
+        mate = make_bot(partner, deal_seed + 3, mccfr=runs)
+        rivals = (make_bot(args.bot, deal_seed + 1, mccfr=runs), make_bot(args.bot, deal_seed + 2, mccfr=runs))
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    table = TeamTable(rules, mate, rivals, match=not args.hand, seat=args.seat, seed=deal_seed,
+                      score=args.score or (0, 0), dealer=args.dealer)
+    return table.run()
 
 
 def _browser(args: argparse.Namespace, rules, strategy, deal_seed: int) -> int:

@@ -16,7 +16,7 @@ import pyspiel
 
 from truco_lab.rules import engine as E
 from truco_lab.rules.cards import A_CONCEDE, A_DOWN, A_RAISE, A_UP, N_CARDS
-from truco_lab.rules.ruleset import ARGENTINO, PAULISTA, RuleSet, check_start, sees_own_cards
+from truco_lab.rules.ruleset import ARGENTINO, PAULISTA, RuleSet, check_start, sees_own_cards, sees_partner
 
 MAX_HAND_ACTIONS = 16  # eleven decision or 4 raises + 4 answers, 6 cards, 1 fold/concede
 # Argentine hands add two flor announcements and up to four envido calls and their answer
@@ -31,15 +31,6 @@ def max_hand_actions(rules: RuleSet) -> int:
     if rules.seats == 4:
         return MAX_HAND_ACTIONS_TEAMS
     return MAX_HAND_ACTIONS_ENVIDO if (rules.envido or rules.flor) else MAX_HAND_ACTIONS
-
-
-def sees_partner(rules: RuleSet, score, seat: int) -> bool:
-    """Two against two, seed 003: a side on eleven decides its hand "after seeing its cards and its partner's"
-    (not at 11 x 11, where nobody decides)."""
-    if rules.seats != 4 or not rules.mao_de_onze:
-        return False
-    t = rules.target - 1
-    return score[seat % 2] == t and score[1 - seat % 2] != t
 
 
 def max_hands(rules: RuleSet) -> int:

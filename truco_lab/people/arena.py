@@ -35,9 +35,9 @@ RESULT_COLUMNS = ("bot_a", "bot_b", "match", "seat_a", "winner_is_a", "hands", "
 
 
 # ---- matches ------------------------------------------------------------------------------------------
-def play_match(game, bots: tuple[BotBase, BotBase], rng: np.random.Generator) -> tuple[int, int, list[int]]:
-    """One match, ``bots[p]`` in seat ``p``, deals drawn from ``rng``: (winner seat, hands played, points
-    scored per seat)."""
+def play_match(game, bots: tuple[BotBase, ...], rng: np.random.Generator) -> tuple[int, int, list[int]]:
+    """One match, ``bots[p]`` in seat ``p`` (four seats two against two), deals drawn from ``rng``: (winning
+    side, hands played, points scored per side). Heads-up a side is a seat."""
     st = game.new_initial_state()
     deck = st.deck_list
     hands = 0
@@ -107,12 +107,17 @@ def deal_seed(seed: int, k: int) -> np.random.Generator:
 
 
 def run_pair(game, make, a: str, b: str, matches: int, seed: int, progress=None) -> tuple[PairResult, list[dict]]:
-    """``matches`` matches of bot ``a`` against ``b`` (``make(name, seed)`` builds a bot)."""
+    """``matches`` matches of bot ``a`` against ``b`` (``make(name, seed)`` builds a bot). Two against two, each
+    side is two copies of its bot (seeded apart). Matches ``2k`` and ``2k + 1`` deal the same cards with the
+    sides swapped (``seat_a``: the side of ``a``), so the deals' luck cancels and each side deals first once."""
     rows = []
-    bot_a, bot_b = make(a, seed), make(b, seed + 1)
+    seats = game.num_players()
+    side_a = [make(a, seed + 2 * i) for i in range(seats // 2)]
+    side_b = [make(b, seed + 1 + 2 * i) for i in range(seats // 2)]
     for m in range(matches):
         seat_a = m % 2
-        pair = (bot_a, bot_b) if seat_a == 0 else (bot_b, bot_a)
+        team = (side_a, side_b) if seat_a == 0 else (side_b, side_a)
+        pair = tuple(team[q % 2][q // 2] for q in range(seats))
         winner, hands, pts = play_match(game, pair, deal_seed(seed, m // 2))
         rows.append({"bot_a": a, "bot_b": b, "match": m, "seat_a": seat_a, "winner_is_a": winner == seat_a,
                      "hands": hands, "points_a": pts[seat_a], "points_b": pts[1 - seat_a]})
@@ -143,7 +148,11 @@ def timed(f, *a, **k):
 
 
 def load_match_game(rules: RuleSet):
-    """The match game the arena plays under ``rules`` (to 12, or Argentine truco's 30)."""
+    """The match game the arena plays under ``rules`` (to 12, or Argentine truco's 30; four seats two against
+    two)."""
+    if rules.seats == 4:
+        params = {"ranks": rules.ranks, "suits": rules.suits, "max_stake": max(rules.ladder)}
+        return pyspiel.load_game(f"truco_{rules.name}_match", params)
     if rules.pack == "spanish":
         from truco_lab.openspiel.games import openspiel_hand
 
@@ -201,10 +210,12 @@ class ArenaBots:
     """The arena's bots by name for one rule set: ``make(name, seed)`` builds a bot (a best response to a
     heuristic costs tree walks, so it is built once and re-seeded as a fresh bot would be)."""
 
-    def __init__(self, rules: RuleSet, solved=None, cell: tuple[int, int, int] = (11, 11, 1), notify=None) -> None:
-        self.rules, self.solved, self.cell, self.notify = rules, solved, cell, notify
+    def __init__(self, rules: RuleSet, solved=None, cell: tuple[int, int, int] = (11, 11, 1), notify=None,
+                 mccfr=None) -> None:
+        self.rules, self.solved, self.cell, self.notify, self.mccfr = rules, solved, cell, notify, mccfr
         self.equity = solved.equity if solved is not None else None
         self._built: dict[tuple[str, int], BotBase] = {}
+        self.made: list[BotBase] = []  # every bot built, for the fallback counts of those that have one
 
     def make(self, name: str, seed: int) -> BotBase:
         if name.startswith("br-") and name != "br-solved":
@@ -215,9 +226,25 @@ class ArenaBots:
             return bot
         return self._new(name, seed)
 
+    def fallback_lines(self) -> list[str]:
+        """Per bot name with a fallback (mccfr, solved): how many of its decisions the fallback played."""
+        out = []
+        for name in dict.fromkeys(b.name for b in self.made if hasattr(b, "fallback_decisions")):
+            bs = [b for b in self.made if b.name == name and hasattr(b, "fallback_decisions")]
+            n, f = sum(b.decisions for b in bs), sum(b.fallback_decisions for b in bs)
+            if n:
+                out.append(f"{name}: {f:,} of its {n:,} decisions ({f / n:.1%}) played by its fallback "
+                           f"({bs[0].fallback.name}: a state its strategy does not hold)")
+        return out
+
     def _new(self, name: str, seed: int) -> BotBase:
+        bot = self._make(name, seed)
+        self.made.append(bot)
+        return bot
+
+    def _make(self, name: str, seed: int) -> BotBase:
         return make_bot(name, seed, self.solved, notify=self.notify, rules=self.rules, cell=self.cell,
-                        equity=self.equity)
+                        equity=self.equity, mccfr=self.mccfr)
 
     @property
     def units(self) -> str:

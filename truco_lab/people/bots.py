@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -32,7 +32,7 @@ import numpy as np
 from truco_lab.people.strategy import Strategy
 from truco_lab.rules import engine as E
 from truco_lab.rules.cards import A_ACCEPT, A_ACCEPT_ELEVEN, A_CONCEDE, A_FOLD, A_FOLD_ELEVEN, A_RAISE, A_UP
-from truco_lab.rules.ruleset import PAULISTA, RuleSet
+from truco_lab.rules.ruleset import PAULISTA, RuleSet, sees_partner
 
 
 @runtime_checkable
@@ -66,8 +66,17 @@ class View:
     legal: tuple[int, ...]
     fixed: tuple[int, ...] = ()  # fixed manilhas, weakest first (rule sets without a vira)
     raise_targets: tuple[int, ...] = (3, 6, 9, 12)
-    first_leader: int = 0  # who led round 1 (three tied rounds go to them under seed 000)
+    first_leader: int = 0  # the side that led round 1 (three tied rounds go to it under seed 000)
     all_tied_mode: int = 0  # the rules' all-tied mode, as the engine reads it (house rules: a draw)
+    seats: int = 2  # four: two against two, partners facing (seats p and p + 2 are one side)
+    partner: int = -1  # two against two: the partner's face-up card in this round (-1: none yet)
+    partner_cards: tuple[int, ...] = ()  # two against two, a side on eleven: the partner's cards (seed 003)
+    on_table: int = -1  # our own card in this round when we act again in it (answering a raise): -2 face down
+
+    @property
+    def side(self) -> int:
+        """The player's side: rounds, scores and results are the side's (heads-up: the player)."""
+        return self.player & 1
 
     def power(self, card: int) -> int:
         """Trick strength of ``card`` played face up (the engine's ``strength``)."""
@@ -89,30 +98,50 @@ def _powers(manilha: int, fixed: tuple[int, ...] = ()) -> np.ndarray:
 
 
 def view_of(s: np.ndarray, deck, legal, rules: RuleSet = PAULISTA) -> View:
-    """The acting player's view of engine state ``s`` (``deck``: the game's card ids)."""
+    """The acting player's view of engine state ``s`` (``deck``: the game's card ids); two against two too."""
     p = int(E.actor(s))
+    ns = int(E.seats(s))
+    me = int(E.side(p))
     held = tuple(int(E.held_card(s, p, i)) for i in range(3) if E.held_card(s, p, i) >= 0)
-    own_played, opp_up = [], []
+    manilha, fixed = int(E.manilha(s)), rules.fixed_manilha_ids()
+    pw = _powers(manilha, fixed)
+    own_played, others_up = [], []
+    nr = int(E.nrounds(s))
+    led, partner, best, on_table = -1, -1, -1, -1
     for x in range(int(E.nplays(s))):
         c = int(E.play_card(s, x))
-        if int(E.play_owner(s, x)) == p:
+        q = int(E.play_owner(s, x))
+        down = bool(E.play_down(s, x))
+        if q == p:
             own_played.append(c)
-        elif not E.play_down(s, x) and c >= 0:
-            opp_up.append(c)
+        elif not down and c >= 0:
+            others_up.append(c)
+        if x < ns * nr:
+            continue
+        if q == p:  # we played in this round already and answer a raise before it ends
+            on_table = -2 if down else c
+            continue
+        if int(E.side(q)) == me:  # (two against two) the partner's card in this round
+            partner = c if not down else partner
+        elif down:
+            led = -2 if led == -1 else led  # anything face up beats a face-down card
+        elif pw[c] > best:
+            led, best = c, int(pw[c])  # the strongest opposing card is the one to beat
     dealt = held + tuple(own_played)
-    nr = int(E.nrounds(s))
-    led = -1
-    if int(E.round_plays(s)) == 1:
-        x = 2 * nr
-        led = -2 if E.play_down(s, x) else int(E.play_card(s, x))
+    mate = ()
+    if ns == 4 and sees_partner(rules, (int(E.score(s, 0)), int(E.score(s, 1))), p):
+        q = (p + 2) % ns
+        mate = tuple(int(E.dealt_card(s, q, i)) for i in range(3))
     vira = int(E.vira(s))
     return View(
-        player=p, dealt=dealt, held=held, vira=vira, manilha=int(E.manilha(s)), deck=tuple(int(c) for c in deck),
-        seen=frozenset((*dealt, *([vira] if vira >= 0 else []), *opp_up)), rounds=tuple(int(E.round_winner(s, k)) for k in range(nr)),
-        led=led, value=int(E.value(s)), pending_to=int(E.pending_to(s)) if int(E.pending_by(s)) != p else 0,
-        eleven=int(E.eleven_decider(s)) == p, score=(int(E.score(s, p)), int(E.score(s, 1 - p))),
-        legal=tuple(int(a) for a in legal), fixed=rules.fixed_manilha_ids(), raise_targets=rules.raise_targets,
-        first_leader=int(E.round_leader(s, 0)), all_tied_mode=int(E.rule_all_tied(rules.to_array())),
+        player=p, dealt=dealt, held=held, vira=vira, manilha=manilha, deck=tuple(int(c) for c in deck),
+        seen=frozenset((*dealt, *([vira] if vira >= 0 else []), *others_up, *mate)),
+        rounds=tuple(int(E.round_winner(s, k)) for k in range(nr)), led=led, value=int(E.value(s)),
+        pending_to=int(E.pending_to(s)) if int(E.side(int(E.pending_by(s)))) != me else 0,
+        eleven=int(E.eleven_decider(s)) == p, score=(int(E.score(s, me)), int(E.score(s, 1 - me))),
+        legal=tuple(int(a) for a in legal), fixed=fixed, raise_targets=rules.raise_targets,
+        first_leader=int(E.side(int(E.round_leader(s, 0)))), all_tied_mode=int(E.rule_all_tied(rules.to_array())),
+        seats=ns, partner=partner, partner_cards=mate, on_table=on_table,
     )
 
 
@@ -141,22 +170,19 @@ def win_probability(v: View) -> float:
     rounds = list(v.rounds)
     mine = sorted(v.held, key=v.power, reverse=True)
     probs = []
-    if v.led != -1 and mine:
+    pu = _powers(v.manilha, v.fixed)[np.asarray(unseen, np.int64)]
+    if v.on_table != -1:
+        # our card of this round is on the table already (we answer a raise before the round ends)
+        pm = -1 if v.on_table == -2 else v.power(v.on_table)
+        probs.append(_trick(v, pm, pu) if v.led == -1 else _known(pm, 0 if v.led == -2 else v.power(v.led)))
+    elif v.led != -1 and mine:
         # this trick is against a known card (or a face-down one, which anything face up beats)
         best = max(mine, key=v.power)
-        pb = 0 if v.led == -2 else v.power(v.led)
-        probs.append((1.0, 0.0, 0.0) if v.power(best) > pb else (0.0, 1.0, 0.0) if v.power(best) == pb
-                     else (0.0, 0.0, 1.0))
+        probs.append(_known(v.power(best), 0 if v.led == -2 else v.power(v.led)))
         mine = [c for c in mine if c != best]
-    pu = _powers(v.manilha, v.fixed)[np.asarray(unseen, np.int64)]
     for c in mine:
-        if not unseen:
-            probs.append((0.5, 0.0, 0.5))
-            continue
-        w = float((pu < v.power(c)).mean())
-        t = float((pu == v.power(c)).mean())
-        probs.append((w, t, 1.0 - w - t))
-    me, opp = v.player, 1 - v.player
+        probs.append(_trick(v, v.power(c), pu))
+    me, opp = v.side, 1 - v.side
     total = 0.0
     for outcome in itertools.product(range(3), repeat=len(probs)):
         pr = 1.0
@@ -179,8 +205,43 @@ def win_probability(v: View) -> float:
     return total
 
 
+def _known(mine: int, theirs: int) -> tuple[float, float, float]:
+    return (1.0, 0.0, 0.0) if mine > theirs else (0.0, 1.0, 0.0) if mine == theirs else (0.0, 0.0, 1.0)
+
+
+def _trick(v: View, mine: int, pu: np.ndarray) -> tuple[float, float, float]:
+    """(win, tie, loss) of a trick we play with a card of power ``mine`` against random unseen cards."""
+    if not len(pu):
+        return 0.5, 0.0, 0.5
+    return _team_trick(mine, pu) if v.seats == 4 else _duel_trick(mine, pu)
+
+
+def _duel_trick(mine: int, pu: np.ndarray) -> tuple[float, float, float]:
+    """(win, tie, loss) of a card of power ``mine`` against one random card of powers ``pu``."""
+    w = float((pu < mine).mean())
+    t = float((pu == mine).mean())
+    return w, t, 1.0 - w - t
+
+
+def _team_trick(mine: int, pu: np.ndarray) -> tuple[float, float, float]:
+    """Two against two: (win, tie, loss) of the side whose best card is the better of ``mine`` and the
+    partner's, against the better of the two opponents' (all three random cards of powers ``pu``, drawn
+    independently: a heuristic's approximation)."""
+    levels = np.union1d(pu, [mine])
+    f = np.array([(pu <= m).mean() for m in levels])  # P(a random card <= level)
+    f_below = np.concatenate([[0.0], f[:-1]])
+    ours = np.where(levels >= mine, f, 0.0)  # P(max(mine, partner) <= level)
+    ours_below = np.concatenate([[0.0], ours[:-1]])
+    p_ours = ours - ours_below
+    win = float((p_ours * f_below**2).sum())
+    tie = float((p_ours * (f**2 - f_below**2)).sum())
+    return win, tie, max(0.0, 1.0 - win - tie)
+
+
 # ---- the heuristic policy -----------------------------------------------------------------------
-_ACCEPT_BAR = {3: 0.55, 6: 0.65, 9: 0.72, 12: 0.8}  # strength needed to accept a raise to this value
+# strength needed to accept a raise to the ladder's first, second, ... rung (paulista 3, 6, 9, 12; mineiro
+# 4, 8, 10, 12): by rung, so a ladder that starts higher is not answered as if it were at its top
+_ACCEPT_BARS = (0.55, 0.65, 0.72, 0.8)
 
 
 def heuristic_probabilities(v: View, level: str) -> dict[int, float]:
@@ -189,20 +250,29 @@ def heuristic_probabilities(v: View, level: str) -> dict[int, float]:
     x = hand_strength(v) if level == "low" else win_probability(v)
     out: dict[int, float] = {}
     if v.eleven:
+        if v.partner_cards:  # two against two: the side plays the better of its two hands
+            mate = replace(v, dealt=v.partner_cards, held=v.partner_cards, player=(v.player + 2) % 4)
+            x = max(x, hand_strength(mate) if level == "low" else win_probability(mate))
         return {A_ACCEPT_ELEVEN: 1.0} if x >= (0.6 if level == "low" else 0.55) else {A_FOLD_ELEVEN: 1.0}
     raises = [a for a in legal if A_RAISE <= a < A_ACCEPT]
     if v.pending_to:
-        bar = _ACCEPT_BAR.get(v.pending_to, 0.8)
-        if level == "high" and v.pending_to >= 6:
+        rung = v.raise_targets.index(v.pending_to) if v.pending_to in v.raise_targets else len(_ACCEPT_BARS) - 1
+        bar = _ACCEPT_BARS[min(rung, len(_ACCEPT_BARS) - 1)]
+        if v.seats == 4:
+            # two against two the side's chances are averaged over the partner's unseen hand, so they sit near
+            # one half: answer by pot odds (folding loses the stake, accepting risks the raise) plus a margin
+            bar = (1 - v.value / v.pending_to) / 2 + (0.2 if level == "low" else 0.1)
+        if level == "high" and rung >= 1:
             bar += 0.05  # respect the raise ladder: a re-raise is rarely a bluff
         if raises and x >= bar + 0.2:
             return {raises[0]: 1.0}
         return {A_ACCEPT: 1.0} if x >= bar else {A_FOLD: 1.0}
     if raises:
         # truco from strength or total weakness (high only bluffs, and only the first raise)
-        if x >= 0.75 and (v.value < 3 or x >= 0.85):
+        first = v.value < v.raise_targets[0]  # nobody raised yet
+        if x >= 0.75 and (first or x >= 0.85):
             out[raises[0]] = 0.9 if level == "low" else 1.0
-        elif level == "high" and x < 0.15 and v.value == 1:
+        elif level == "high" and x < 0.15 and first:
             out[raises[0]] = 0.35
     rest = 1.0 - sum(out.values())
     if rest > 0:
@@ -215,6 +285,8 @@ def _card_play(v: View, level: str) -> int:
     up = [c for c in cards if A_UP + c in v.legal]
     if not up:
         return next(a for a in v.legal if a < A_RAISE)
+    if v.partner >= 0 and (v.led == -2 or (v.led >= 0 and v.power(v.partner) > v.power(v.led))):
+        return A_UP + up[0]  # two against two: the partner holds the trick, so keep the strength
     if v.led != -1:
         beat = 0 if v.led == -2 else v.power(v.led)
         winners = [c for c in up if v.power(c) > beat]
@@ -227,7 +299,7 @@ def _card_play(v: View, level: str) -> int:
             if ties and rest and card_strength(v, rest[-1]) >= 0.85:
                 return A_UP + ties[0]
         return A_UP + up[0]
-    won = sum(1 for w in v.rounds if w == v.player)
+    won = sum(1 for w in v.rounds if w == v.side)
     if not v.rounds or won == 0:
         return A_UP + up[-1]  # the first trick is the hand: lead strength
     return A_UP + up[0]  # ahead: dump the weakest, keep the winner

@@ -26,6 +26,11 @@ def table_game(rules, match: bool = True, score: tuple[int, int] = (0, 0), deale
     """The OpenSpiel game a table plays: the match to the target, or one hand at ``score`` with ``dealer``."""
     # strategic=False: conceding the hand is a move of the game (seed 000: any turn but the hand of
     # eleven's decision; seed 004: going to the deck), offered at the table though the solved trees drop it
+    if rules.seats == 4:  # two against two: the team games (their rule set is in the name)
+        params = {"ranks": rules.ranks, "suits": rules.suits, "max_stake": max(rules.ladder), "strategic": False}
+        if match:
+            return pyspiel.load_game(f"truco_{rules.name}_match", params)
+        return pyspiel.load_game(f"truco_{rules.name}", dict(params, score0=score[0], score1=score[1], dealer=dealer))
     if rules.pack == "spanish":
         from truco_lab.openspiel.games import openspiel_hand
 
@@ -57,6 +62,7 @@ class Table:
         from truco_lab.people.words import words_for
 
         self.rules, self.bot, self.seat, self.hints, self.match = rules, bot, seat, hints, match
+        self.side = seat & 1  # scores, rounds and results are the side's (heads-up: the seat)
         self.w = words_for(rules)
         self._envido_told = -1  # the hand whose envido result was told
         self.rt = rules.raise_targets
@@ -70,17 +76,18 @@ class Table:
     def _who(self, p: int) -> str:
         return "you" if p == self.seat else "bot"
 
+    def _score_line(self, s) -> str:
+        return f"score you {self.w.score(int(E.score(s, self.side)))}, bot {self.w.score(int(E.score(s, 1 - self.side)))}"
+
     def _show(self, st) -> None:
         s, me = st.s, self.seat
-        sc = (int(E.score(s, me)), int(E.score(s, 1 - me)))
         stake = f"stake {int(E.value(s))}"
         if int(E.pending_to(s)):
             stake += f" ({self._who(int(E.pending_by(s)))} asked {int(E.pending_to(s))})"
         if int(E.envido_pending(s)):
             stake += f" · {self._who(int(E.envido_by(s)))} sang envido for {int(E.envido_pending(s))}"
         self.write("-" * 60)
-        self.write(f"hand {self.hands} · score you {self.w.score(sc[0])}, bot {self.w.score(sc[1])} · "
-                   f"{self._who(st.dealer)} deal(s) · {stake}")
+        self.write(f"hand {self.hands} · {self._score_line(s)} · {self._who(st.dealer)} deal(s) · {stake}")
         if self.rules.pack == "spanish":
             order = (" · trick order: 1 de espadas > 1 de bastos > 7 de espadas > 7 de oros > 3s > 2s > "
                      "1 de copas/oros > 12s > 11s > 10s > 7 de copas/bastos > 6s > 5s > 4s"
@@ -97,6 +104,10 @@ class Table:
         self.write("table: " + self._tricks(st))
         held = [int(E.held_card(s, me, i)) for i in range(3)]
         self.write("your cards: " + " ".join(self.w.card(c) for c in held if c >= 0))
+        self._show_more(st)
+
+    def _show_more(self, st) -> None:
+        """What else the seat sees (two against two: the partner's cards on a hand of eleven)."""
 
     def _dealt(self, st) -> list[int]:
         return [int(c) for c in st.deal[3 * self.seat:3 * self.seat + 3]]
@@ -126,18 +137,21 @@ class Table:
     def _tricks(self, st) -> str:
         """The cards on the table round by round (the bot's face-down cards as ??), with each round's winner."""
         s = st.s
+        ns = int(E.seats(s))
         rounds = []
         for x in range(int(E.nplays(s))):
-            who = self._who(int(E.play_owner(s, x)))
+            owner = int(E.play_owner(s, x))
+            who = self._who(owner)
             c = int(E.play_card(s, x))
-            shown = "??" if E.play_down(s, x) and who == "bot" else self.w.card(c) + (" (down)" if E.play_down(s, x)
-                                                                                  else "")
-            if x % 2 == 0:
-                rounds.append(f"round {x // 2 + 1}: {who} {shown}")
+            shown = "??" if E.play_down(s, x) and owner != self.seat else self.w.card(c) + (
+                " (down)" if E.play_down(s, x) else "")
+            if x % ns == 0:
+                rounds.append(f"round {x // ns + 1}: {who} {shown}")
             else:
-                w = int(E.round_winner(s, x // 2)) if x // 2 < int(E.nrounds(s)) else -1
-                res = "" if w < 0 else " → tie" if w == E.TIE else f" → {self._who(w)}"
-                rounds[-1] += f", {who} {shown}{res}"
+                rounds[-1] += f", {who} {shown}"
+            if x % ns == ns - 1:
+                w = int(E.round_winner(s, x // ns)) if x // ns < int(E.nrounds(s)) else -1
+                rounds[-1] += "" if w < 0 else " → tie" if w == E.TIE else f" → {self._side_name(w)}"
         return " | ".join(rounds) if rounds else "(no cards played yet)"
 
     def _hint(self, st) -> dict[int, float] | None:
@@ -227,9 +241,8 @@ class Table:
     # ---- the game loop ----------------------------------------------------------------------------
     def run(self) -> int:
         """Play until the game ends or the human leaves; returns 0."""
-        st = self.game.new_initial_state()
-        self.write(f"truco ({self.rules.name}) against the {self.bot.name} bot; you are player {self.seat}. "
-                   "q leaves, ? helps.")
+        st = self.state = self.game.new_initial_state()  # kept: what was played (tests read it)
+        self.write(self._intro())
         try:
             while not st.is_terminal():
                 if st.is_chance_node():
@@ -253,8 +266,7 @@ class Table:
                     vals = self._hint(st)
                     a = self._ask(st, st.legal_actions())
                     if a is None:
-                        self.write(f"you left the table (score you {int(E.score(st.s, self.seat))}, "
-                                   f"bot {int(E.score(st.s, 1 - self.seat))}).")
+                        self.write(f"you left the table ({self._score_line(st.s)}).")
                         return 0
                     if vals:
                         best = sum(pr * v for pr, v in vals.values())
@@ -264,8 +276,7 @@ class Table:
                         elif best - vals[a][1] > 5e-4:
                             self.lost.append((self.w.act(a), top, best - vals[a][1]))
                 else:
-                    a = self.bot.act(st)
-                    self.write(f"bot: {bot_says(a, self.w)}")
+                    a = self._bot_move(st, p)
                 deal = list(st.deal)
                 st.apply_action(a)
                 self._envido_news(st)
@@ -274,13 +285,28 @@ class Table:
         except KeyboardInterrupt:
             self.write("\nyou left the table.")
             return 0
-        r = st.returns()[self.seat]
+        self._final(st.returns()[self.seat])
+        return 0
+
+    def _intro(self) -> str:
+        return f"truco ({self.rules.name}) against the {self.bot.name} bot; you are player {self.seat}. q leaves, ? helps."
+
+    def _final(self, r: float) -> None:
         if self.match:
             self.write("you win the match!" if r > 0 else "the bot wins." if r < 0 else "a draw.")
         else:  # one hand: its points, not a match
             self.write(f"you win the hand (+{r:g} points)." if r > 0 else
                        f"the bot wins the hand (+{-r:g} points)." if r < 0 else "the hand is a draw.")
-        return 0
+
+    def _bot_move(self, st, p: int) -> int:
+        """The bot's action at seat ``p``, told at the table."""
+        a = self.bot.act(st)
+        self.write(f"bot: {bot_says(a, self.w)}")
+        return a
+
+    def _side_name(self, side: int) -> str:
+        """Who a round or hand went to (heads-up a side is a seat)."""
+        return self._who(side)
 
     def _hand_over(self, st, deal) -> None:
         me = self.seat

@@ -8,17 +8,24 @@ from truco_lab.lab.policy import MatchStrategy
 from truco_lab.people.bots import BotBase, HeuristicBot, RandomBot, SolvedBot
 from truco_lab.people.responses import CellResponseBot, ResponseBot
 
-BOT_NAMES = ("solved", "heuristic-low", "heuristic-high", "random")
+BOT_NAMES = ("solved", "heuristic-low", "heuristic-high", "random", "mccfr")
 BR_NAMES = ("heuristic", "br-solved", "br-heuristic-high", "br-heuristic-low", "br-random")
 
 
 def make_bot(name: str, seed: int | None = 0, solved=None, notify=None, *, rules=None, cell=None,
-             equity=None) -> BotBase:
+             equity=None, mccfr=None) -> BotBase:
     """A bot by name: ``solved`` (needs ``solved``: a match run folder or a MatchStrategy),
     ``heuristic-low``, ``heuristic-high`` (``heuristic`` = high), ``random``; ``br-solved`` (the
     match-wide best response to the solved bot) or ``br-<bot>`` for a heuristic or random bot (the exact
-    best response to it in ``cell`` = (score0, score1, dealer) under ``rules``, playing like it elsewhere)."""
+    best response to it in ``cell`` = (score0, score1, dealer) under ``rules``, playing like it elsewhere);
+    ``mccfr`` (needs ``mccfr``: loaded ``truco-lab mccfr`` runs, one per dealer)."""
     key = name.strip().lower()
+    if key == "mccfr":
+        if not mccfr:
+            raise ValueError("bot 'mccfr' needs truco-lab mccfr runs (--mccfr DIR)")
+        from truco_lab.people.mccfr_bot import MCCFRBot
+
+        return MCCFRBot(mccfr, HeuristicBot("high", seed), seed, notify)
     if key == "random":
         return RandomBot(seed)
     if key in ("heuristic", "heuristic-high", "heuristic-low"):

@@ -14,7 +14,8 @@ from truco_lab.rules.ruleset import (
     check_start,
     rule_set,
     sees_own_cards,
+    sees_partner,
 )
 
 __all__ = ["ARGENTINO", "MINEIRO", "MINEIRO_2V2", "PAULISTA", "PAULISTA_2V2", "PAULISTA_HOUSE", "RULE_SETS",
-           "TEAM_RULE_SETS", "RuleSet", "check_start", "rule_set", "sees_own_cards"]
+           "TEAM_RULE_SETS", "RuleSet", "check_start", "rule_set", "sees_own_cards", "sees_partner"]

@@ -321,6 +321,15 @@ def sees_own_cards(rules: RuleSet, score) -> bool:
     return not (rules.blind_iron_hand and score[0] == t and score[1] == t)
 
 
+def sees_partner(rules: RuleSet, score, seat: int) -> bool:
+    """Two against two, seed 003: a side on eleven decides its hand "after seeing its cards and its partner's"
+    (not at 11 x 11, where nobody decides)."""
+    if rules.seats != 4 or not rules.mao_de_onze:
+        return False
+    t = rules.target - 1
+    return score[seat % 2] == t and score[1 - seat % 2] != t
+
+
 def rule_set(name: str) -> RuleSet:
     """A named rule set: ``paulista`` (seed 000, the default), ``paulista_house`` (seed 001's table),
     ``mineiro`` (seed 003) or ``argentino`` (seed 004)."""
