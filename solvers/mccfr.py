@@ -96,7 +96,7 @@ def _match(regrets, off, n, out):
     regret_match(regrets, regrets, False, off, n, out, 0)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=False)  # see _iterate
 def _external(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, d, p, w, keys, checks, index, ioff, inact,
               regrets, ssum, cnt, rng) -> float:
     """External sampling: every action of ``p``, one sampled action of the opponent."""
@@ -142,7 +142,7 @@ def _external(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V,
                      inact, regrets, ssum, cnt, rng)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=False)  # see _iterate
 def _outcome(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, d, p, w, eps, my, opp, samp, keys, checks,
              index, ioff, inact, regrets, ssum, cnt, rng) -> float:
     """Outcome sampling: one trajectory, ``p`` explores with probability ``eps``; returns the sampled
@@ -189,7 +189,12 @@ def _outcome(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, 
     return value
 
 
-@nb.njit(cache=True)
+# Not cached on disk: a signature holding the game's functions (first-class function types) never matches
+# across processes, so every process compiled anew anyway (~30 s) and appended an entry to the cache index, and
+# saving an index whose old entries refer to dead dispatchers fails with numba's "underlying object has
+# vanished" (its issue 9348): the MCCFR failures once blamed on a stale cache. The game's own functions and the
+# engine they call stay cached.
+@nb.njit(cache=False)
 def _iterate(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, t0, iters, outcome, eps, linear, keys, checks,
              index, ioff, inact, regrets, ssum, cnt, rng, nplayers):
     for t in range(t0, t0 + iters):
@@ -226,18 +231,6 @@ def _average_of(keys, index, ioff, inact, ssum, k, n, out) -> int:
     for a in range(n):
         out[a] = 1.0 / n
     return -1
-
-
-def _drop_cache_indexes() -> None:
-    """Delete the on-disk cache indexes of the kernels that take the game's functions as arguments."""
-    import contextlib
-    import os
-
-    for f in (_iterate, _external, _outcome):
-        path = getattr(getattr(getattr(f, "_cache", None), "_cache_file", None), "_index_path", None)
-        if path:
-            with contextlib.suppress(OSError):
-                os.unlink(path)
 
 
 class MCCFRSolver:
@@ -294,14 +287,7 @@ class MCCFRSolver:
                 self.P, self.V, self.iteration, int(n), self.sampling == "outcome", self.epsilon, self.linear,
                 self.keys, self.checks, self.index, self.ioff, self.inact, self.regrets, self.ssum, self.cnt, self.rng,
                 gm.num_players)
-        try:
-            done = _iterate(*args)
-        except ReferenceError:
-            # numba (its issue 9348): saving the on-disk cache of a kernel that takes functions as arguments can
-            # fail with "underlying object has vanished" on an index other processes wrote; the failure is in the
-            # save after compiling, before any iteration ran, so drop those indexes and compile once more
-            _drop_cache_indexes()
-            done = _iterate(*args)
+        done = _iterate(*args)
         self.seconds += time.perf_counter() - t
         self.iteration = int(done)
         if self.cnt[3] == -1:
