@@ -34,6 +34,7 @@ from functools import lru_cache
 import numba as nb
 import numpy as np
 
+from solvers.signals import deferred_signals
 from solvers.tables import TableSchema
 from solvers.tree import VectorTree
 from truco_lab.abstraction.levels import (
@@ -81,8 +82,15 @@ def _slot(e, d, src, rem, code, el_hand, el_rem, el_entry, e_child, e_action):
     e_action[e] = code
 
 
+def _build(*args):
+    """:func:`_build_kernel`, with Ctrl-C and SIGTERM held until its arrays are returned (a signal raising while
+    numba boxes them crashed the process: :mod:`solvers.signals`)."""
+    with deferred_signals():
+        return _build_kernel(*args)
+
+
 @nb.njit(cache=True)
-def _build(r, root, lvl_cards, card_level, hand_packed, nlev, prunes, root_hand, root_rem, len0, max_depth):
+def _build_kernel(r, root, lvl_cards, card_level, hand_packed, nlev, prunes, root_hand, root_rem, len0, max_depth):
     """Expand the public tree from state ``root`` whose players' lists are ``root_hand``/``root_rem``
     (player 0's first ``len0`` elements, then player 1's). Non-terminal nodes at depth ``max_depth``
     are left unexpanded (actor -1, outcome -1: a *frontier*); their numbers and states are returned
