@@ -13,7 +13,7 @@ import pytest
 import truco_lab.openspiel.games  # noqa: F401  (registers the games)
 from solvers.mccfr import MCCFRSolver
 from truco_lab.openspiel.games import random_deal
-from truco_lab.openspiel.sampled import sampled_game, state_key
+from truco_lab.openspiel.sampled import state_key
 from truco_lab.people.arena import load_match_game, run_pair
 from truco_lab.people.bots import BotBase, HeuristicBot, RandomBot, view_of
 from truco_lab.people.mccfr_bot import MCCFRBot, load_runs, strategic_legal, team_hand_state
@@ -155,6 +155,7 @@ def test_team_arena_deals_each_pair_of_matches_alike_with_the_sides_swapped():
     assert res.wins_a == 10
 
 
+@pytest.mark.slow
 def test_the_mccfr_bot_plays_its_runs_average_and_counts_its_fallback(runs):
     loaded = load_runs([runs])
     assert sorted(r.dealer for r in loaded) == [0, 1, 2, 3] and all(r.iterations == 2000 for r in loaded)
@@ -185,7 +186,9 @@ def test_the_mccfr_bot_plays_its_runs_average_and_counts_its_fallback(runs):
 
 
 def test_mccfr_visits_survive_a_checkpoint_and_old_checkpoints_load(tmp_path):
-    game = sampled_game(SMALL_RULES, (0, 0), 3)
+    from test_mccfr import KUHN  # (a game test_mccfr compiles anyway: MCCFR's kernels compile once per game)
+
+    game = KUHN
     s = MCCFRSolver(game, capacity=1 << 16, seed=1)
     s.iterate(200)
     s.save(tmp_path / "a.npz", "k")
@@ -249,6 +252,7 @@ def test_four_seat_levels_are_ordered_in_whole_team_matches():
     assert rates[("heuristic-high", "random")] > rates[("heuristic-low", "random")]
 
 
+@pytest.mark.slow
 def test_team_cli_arena_table_and_explain(runs, tmp_path):
     r = cli("arena", *SMALL, "--bots", "mccfr,random", "--mccfr", str(runs), "--matches", "20", "--out",
             str(tmp_path / "ar"), "-q")
