@@ -92,11 +92,13 @@ def estimate_tree_size(game, probes: int = 200, seed: int = 0) -> float:
 
 
 def build_openspiel_tree(game, progress: bool = False, max_nodes: float | None = 50e6,
-                         infoset_hook=None) -> GameTree:
+                         infoset_hook=None, utility_hook=None) -> GameTree:
     """Walk an OpenSpiel game once, breadth-first, into a :class:`GameTree`.
 
     ``infoset_hook(state, player)``, if given, is called at the first state of every information set;
     its results are kept in ``tree.infoset_extra`` (e.g. another solver's key for that set).
+    ``utility_hook(state)``, if given, is player 0's payoff at each terminal instead of ``returns()[0]``
+    (e.g. a match's equity of the score the hand ends at; player 1 receives its negation).
 
     For validation and for users' own games; large games belong to native builders. The size
     is estimated first (:func:`estimate_tree_size`): above ``max_nodes`` (default 50 M, hours of
@@ -133,7 +135,8 @@ def build_openspiel_tree(game, progress: bool = False, max_nodes: float | None =
         state, p = queue.popleft()
         pl = state.current_player()  # one call classifies the node
         if pl == terminal:
-            rows.append((TERMINAL, -1, -1, 0, 0, p, state.returns()[0]))
+            u = state.returns()[0] if utility_hook is None else float(utility_hook(state))
+            rows.append((TERMINAL, -1, -1, 0, 0, p, u))
         elif pl == chance:
             outs = state.chance_outcomes()
             rows.append((CHANCE, -1, -1, next_id, len(outs), p, 0.0))

@@ -129,3 +129,52 @@ def test_cli_refuses_what_argentino_does_not_have_yet(argv, words):
     r = subprocess.run([sys.executable, "-m", "truco_lab.cli", *argv], capture_output=True, text=True, timeout=120,
                        input="q\n")
     assert r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_argentine_match_cells_are_seat_symmetric_and_their_value_is_what_play_through_the_game_gives():
+    """Target 2 from 1x1 (every hand ends the match): the two dealers' cells, solved independently, are each
+    other's mirror (q(1,1,0) = 1 - q(1,1,1)), each certified to 1e-4; and playing the solved strategy through
+    the OpenSpiel hand game gives the same match-win probability (Monte Carlo, 4 standard errors)."""
+    from solvers.api import run
+    from solvers.cfr import CFRSolver
+    from solvers.tree import build_openspiel_tree
+    from truco_lab.lab.argentine_match import match_rules, solve_cell
+    from truco_lab.openspiel.games import openspiel_hand
+    from truco_lab.rules.ruleset import RuleSet
+
+    rules = match_rules(RuleSet.from_options("argentino", ranks="1 7 12", suits="eb", max_stake=1), 2)
+    c0 = solve_cell(rules, 1, 1, 0, {})
+    c1 = solve_cell(rules, 1, 1, 1, {})
+    assert c0.exploitability <= 1e-4 and c1.exploitability <= 1e-4
+    assert abs(c0.equity + c1.equity - 1) < 2e-4, (c0.equity, c1.equity)
+    assert 0.5 < c1.equity < 1  # mano (player 0 when player 1 deals) is favoured
+
+    name, params = openspiel_hand(rules, 1, 1, 1)
+    game = pyspiel.load_game(name, params)
+    tree = build_openspiel_tree(game, max_nodes=None)
+
+    def win(state) -> float:
+        return 1.0 if int(E.score(state.s, 0)) >= 2 else 0.0
+
+    tree_u = build_openspiel_tree(game, max_nodes=None, utility_hook=lambda st: 2 * win(st) - 1)
+    solver = CFRSolver(tree_u, "dcfr")
+    run(solver, 4000, 2e-4, check_every=25)
+    avg = solver.average_strategy()
+    index = {k: i for i, k in enumerate(tree_u.infoset_keys)}
+    rng = np.random.default_rng(5)
+    wins = []
+    for _ in range(3000):
+        st = game.new_initial_state()
+        while not st.is_terminal():
+            if st.is_chance_node():
+                outs = st.chance_outcomes()
+                st.apply_action(outs[rng.choice(len(outs), p=[p for _, p in outs])][0])
+                continue
+            i = index[st.information_state_string(st.current_player())]
+            o, n = int(tree_u.infoset_offset[i]), int(tree_u.infoset_nact[i])
+            pr = np.asarray(avg[o:o + n], float)
+            st.apply_action(tree_u.infoset_actions[i][rng.choice(n, p=pr / pr.sum())])
+        wins.append(win(st))
+    mc, se = float(np.mean(wins)), float(np.std(wins) / np.sqrt(len(wins)))
+    assert abs(mc - c1.equity) < 4 * se + 2e-4, (mc, se, c1.equity)
+    assert tree.num_nodes == tree_u.num_nodes  # the payoff changed, not the game
