@@ -241,3 +241,23 @@ def test_signals_inside_deferred_signals_reach_their_handler_after_the_block():
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
     with deferred_signals():
         pass  # no signal: nothing raised afterwards
+
+
+def test_a_run_folder_in_use_by_another_process_is_refused_even_with_fresh(tmp_path, capsys):
+    """A second command on a folder whose run is still going (here --fresh, which would delete it) is refused
+    before anything is touched; once the first process is gone the folder is free again."""
+    out = tmp_path / "run"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; from truco_lab.lab.runs import claim; "
+         f"claim(Path({str(out)!r}), 'solve', 'k', {{}}, resume=False, fresh=False); print('held', flush=True); "
+         "sys.stdin.read()"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        before = sorted(p.name for p in out.iterdir())
+        code = main([*MID[:-2], "--iterations", "2", "--out", str(out), "--fresh"])
+        err = capsys.readouterr().err
+        assert code == 2 and "in use by another running process" in err and f"pid {holder.pid}" in err
+        assert sorted(p.name for p in out.iterdir()) == before  # nothing deleted
+    finally:
+        holder.communicate("")
+    assert main([*MID[:-2], "--iterations", "2", "--out", str(out), "--fresh"]) == 0

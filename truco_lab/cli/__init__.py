@@ -9,7 +9,7 @@ import sys
 
 from truco_lab.cli import arena, bench, explain, explore, match, mccfr, play, solve, spec_check
 from truco_lab.cli.common import CliError, Parser, join_negative_values, sigterm_as_interrupt
-from truco_lab.lab.runs import RunError
+from truco_lab.lab.runs import RunError, release_locks
 
 COMMANDS = (spec_check, bench, solve, mccfr, match, arena, explain, play, explore)
 
@@ -45,3 +45,5 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\ntruco-lab {args.command}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        release_locks()  # the command's run folders (a process running main again may claim them again)

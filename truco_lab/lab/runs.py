@@ -10,7 +10,9 @@ whether the folder is writable.
 from __future__ import annotations
 
 import datetime
+import fcntl
 import math
+import os
 import shutil
 from pathlib import Path
 
@@ -41,6 +43,7 @@ def claim(out: Path, kind: str, key: str, describe: dict, *, resume: bool, fresh
         probe.unlink()
     except OSError as e:
         raise RunError(f"--out {out} is not writable ({e.strerror or type(e).__name__})") from None
+    _lock(out)  # before --fresh may delete anything: never under another process still running there
     stamp = out / "run.json"
     contents = [p for p in out.iterdir() if not p.name.startswith(".")]
     if fresh and contents:
@@ -72,6 +75,39 @@ def claim(out: Path, kind: str, key: str, describe: dict, *, resume: bool, fresh
         raise RunError(f"--out {out} holds this run already: add --resume to continue it (finished cells are "
                        "reported again), or --fresh to start over")
     return True
+
+
+_LOCKS: dict[str, object] = {}  # run folder -> the open lock file this process holds
+
+
+def _lock(out: Path) -> None:
+    """Hold ``out/.lock`` (an advisory ``flock``) for as long as this process uses the folder, so a second
+    process (a repeated command, a ``--fresh`` typed in another terminal) is refused instead of deleting or
+    mixing files under a run in progress. The kernel releases it when the process ends, however it ends."""
+    key = str(out.resolve())
+    if key in _LOCKS:
+        return
+    f = open(out / ".lock", "a+")  # noqa: SIM115 - held open on purpose until release_locks or exit
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.seek(0)
+        pid = f.read().strip()
+        f.close()
+        raise RunError(f"--out {out} is in use by another running process{f' (pid {pid})' if pid else ''}: wait "
+                       "for it to finish, or choose another --out") from None
+    f.seek(0)
+    f.truncate()
+    f.write(f"{os.getpid()}\n")
+    f.flush()
+    _LOCKS[key] = f
+
+
+def release_locks() -> None:
+    """Let go of every run folder this process holds (a command's end; in-process callers can run again)."""
+    for f in _LOCKS.values():
+        f.close()
+    _LOCKS.clear()
 
 
 def refuse_conflicting(resume: bool, fresh: bool) -> None:
