@@ -153,8 +153,9 @@ class TeamAdvice:
             lines.append(f"the mccfr run ({self.run}) never visited this information set: it has no strategy here "
                          "(it would play uniformly)")
             return "\n".join(lines)
-        lines.append(f"MCCFR average strategy ({self.run}), learnt from {self.visits:,} visits of this information "
-                     "set (a team game: no equilibrium guarantee, see the arena for how it plays):")
+        visits = f"{self.visits:,} visit{'s' if self.visits != 1 else ''}"
+        lines.append(f"MCCFR average strategy ({self.run}), learnt from {visits} of this information set (a team "
+                     "game: no equilibrium guarantee, see the arena for how it plays):")
         lines += [f"  {a:<24} {pr:>6.3f}" for a, pr in self.actions]
         return "\n".join(lines)
 
