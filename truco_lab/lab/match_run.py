@@ -31,7 +31,7 @@ from truco_lab.lab.match import (
     solve_match,
     worst_path_bound,
 )
-from truco_lab.lab.runs import claim
+from truco_lab.lab.runs import claim, release_locks
 from truco_lab.rules.ruleset import RuleSet
 
 
@@ -133,10 +133,19 @@ def heatmap(state: MatchState, path: Path) -> None:
     plt.close(fig)
 
 
-def run_match(cfg: MatchConfig, which, out: str | Path, *, executor: str = "local", workers: int = 2,
-              address: str | None = None, resume: bool = False, fresh: bool = False, progress: bool = True
-              ) -> tuple[MatchState, dict]:
-    """Claim ``out``, solve the cells, write the outputs; returns (state, summary)."""
+def run_match(cfg: MatchConfig, which, out: str | Path, **kw) -> tuple[MatchState, dict]:
+    """Claim ``out``, solve the cells, write the outputs; returns (state, summary). ``kw``: ``executor``
+    ("local"), ``workers`` (2), ``address``, ``resume``, ``fresh``, ``progress`` (True). The folder is
+    locked while this runs and released after, however it ends."""
+    try:
+        return _run_match(cfg, which, out, **kw)
+    finally:
+        release_locks(Path(out))
+
+
+def _run_match(cfg: MatchConfig, which, out: str | Path, *, executor: str = "local", workers: int = 2,
+               address: str | None = None, resume: bool = False, fresh: bool = False, progress: bool = True
+               ) -> tuple[MatchState, dict]:
     from truco_lab.lab.cell import CellJob, CellResult
 
     out = Path(out)  # a script may pass a string; claim() and the cell folders need a Path

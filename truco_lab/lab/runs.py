@@ -103,11 +103,14 @@ def _lock(out: Path) -> None:
     _LOCKS[key] = f
 
 
-def release_locks() -> None:
-    """Let go of every run folder this process holds (a command's end; in-process callers can run again)."""
-    for f in _LOCKS.values():
-        f.close()
-    _LOCKS.clear()
+def release_locks(out: Path | None = None) -> None:
+    """Let go of run folder ``out`` (default: every one this process holds), so in-process callers can claim
+    it again (a command's end, a finished :func:`~truco_lab.lab.match_run.run_match`)."""
+    keys = list(_LOCKS) if out is None else [str(Path(out).resolve())]
+    for k in keys:
+        f = _LOCKS.pop(k, None)
+        if f is not None:
+            f.close()
 
 
 def refuse_conflicting(resume: bool, fresh: bool) -> None:
