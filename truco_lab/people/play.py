@@ -87,7 +87,7 @@ class Table:
         if int(E.envido_pending(s)):
             stake += f" · {self._who(int(E.envido_by(s)))} sang envido for {int(E.envido_pending(s))}"
         self.write("-" * 60)
-        self.write(f"hand {self.hands} · {self._score_line(s)} · {self._who(st.dealer)} deal(s) · {stake}")
+        self.write(f"hand {self.hands} · {self._score_line(s)} · {self._who(st.dealer)} {'deal' if st.dealer == self.seat else 'deals'} · {stake}")
         if self.rules.pack == "spanish":
             order = (" · trick order: 1 de espadas > 1 de bastos > 7 de espadas > 7 de oros > 3s > 2s > "
                      "1 de copas/oros > 12s > 11s > 10s > 7 de copas/bastos > 6s > 5s > 4s"
