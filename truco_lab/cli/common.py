@@ -137,8 +137,9 @@ def rules_from_args(args: argparse.Namespace, any_pack: bool = False) -> RuleSet
     except ValueError as e:
         raise CliError(str(e)) from None
     if rules.pack != "french" and not any_pack:
-        raise CliError(f"argument --rules: rule set {rules.name} works with `truco-lab solve`, `truco-lab mccfr` and "
-                       "its OpenSpiel games so far; this command covers paulista, paulista_house and mineiro")
+        raise CliError(f"argument --rules: rule set {rules.name} works with `truco-lab solve`, `mccfr`, `play`, "
+                       "`arena` and its OpenSpiel games so far (its match on small decks: python "
+                       "experiments/argentine_match.py); this command covers paulista, paulista_house and mineiro")
     return rules
 
 
