@@ -13,12 +13,14 @@ cards are dealt), raises to 1 by default (the envido family decides the points),
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 import time
 from pathlib import Path
 
 from solvers.storage import atomic_write, read_json, stable_hash, write_json
-from truco_lab.lab.argentine_match import match_rules, solve_match
+from truco_lab.lab.argentine_match import ArgentineCell, cells_to_solve, match_rules, solve_match
 from truco_lab.rules.ruleset import RuleSet
 
 
@@ -29,28 +31,45 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-stake", type=int, default=1, choices=(1, 2, 3, 4))
     ap.add_argument("--match-target", type=int, default=5, help="points to win the match (default 5)")
     ap.add_argument("--target", type=float, default=1e-4, help="exploitability per cell, match-win probability")
+    ap.add_argument("--flor", action="store_true", help="play with flor (seed 003's option)")
+    ap.add_argument("--tree", default="native", choices=("native", "openspiel"),
+                    help="native trees (default), or each hand walked through OpenSpiel (the slow check)")
     ap.add_argument("--out", default="results/argentine-match")
     args = ap.parse_args(argv)
     try:
         rules = match_rules(RuleSet.from_options("argentino", ranks=args.ranks, suits=args.suits,
-                                                 max_stake=args.max_stake), args.match_target)
+                                                 max_stake=args.max_stake, flor=args.flor), args.match_target)
     except ValueError as e:
         print(f"argentine_match: error: {e}", file=sys.stderr)
         return 2
     out = Path(args.out)
-    key = stable_hash({"rules": rules.to_dict(), "target": args.target})
+    key = stable_hash({"rules": rules.to_dict(), "target": args.target, "tree": args.tree})
     summary = out / "summary.json"
     if summary.exists() and read_json(summary, "summary").get("key") == key:
         print(f"already solved: {summary}")
         return 0
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
+    known = _resume(out / "cells.jsonl", key)
+    from tqdm import tqdm
+
+    bar = tqdm(total=cells_to_solve(rules), initial=len(known), unit=" cells", desc="solving cells")
+    log = (out / "cells.jsonl").open("a")
+    if not known:
+        log.write(json.dumps({"key": key}) + "\n")
 
     def say(c) -> None:
-        print(f"  {c.score0}x{c.score1} d{c.dealer}: equity {c.equity:.4f}, exploitability {c.exploitability:.1e}, "
-              f"{c.nodes:,} nodes, {c.iterations} it, {c.seconds:.0f} s", flush=True)
+        # each solved cell is on disk before the next starts: an interrupted run resumes from here
+        log.write(json.dumps(vars(c)) + "\n")
+        log.flush()
+        os.fsync(log.fileno())
+        bar.update(1)
+        bar.write(f"  {c.score0}x{c.score1} d{c.dealer}: equity {c.equity:.4f}, exploitability "
+                  f"{c.exploitability:.1e}, {c.nodes:,} nodes, {c.iterations} it, {c.seconds:.1f} s")
 
-    df = solve_match(rules, args.target, say)
+    df = solve_match(rules, args.target, say, tree=args.tree, known=known)
+    bar.close()
+    log.close()
     atomic_write(out / "equity.csv", lambda tmp: df.to_csv(tmp, index=False))
     top = rules.target
     for d in (0, 1):
@@ -59,12 +78,35 @@ def main(argv: list[str] | None = None) -> int:
         print(t.round(3).to_string())
     mano = df[(df.score0 == 0) & (df.score1 == 0)].set_index("dealer").equity
     print(f"at 0x0 player 0 wins {mano[1]:.3f} as mano (player 1 deals) and {mano[0]:.3f} as dealer")
-    write_json(summary, {"key": key, "rules": rules.to_dict(), "target": args.target, "cells": len(df),
+    write_json(summary, {"key": key, "rules": rules.to_dict(), "target": args.target, "tree": args.tree,
+                         "cells": len(df),
                          "solved": int((~df.mirrored).sum()), "max_exploitability": float(df.exploitability.max()),
                          "equity_0x0": {"dealer0": float(mano[0]), "dealer1": float(mano[1])},
                          "seconds": time.perf_counter() - t0, "match_target": top})
     print(f"written to {out}/equity.csv and {out}/summary.json ({time.perf_counter() - t0:.0f} s)")
     return 0
+
+
+def _resume(path: Path, key: str) -> list[ArgentineCell]:
+    """Cells a previous run of the same key solved (an interrupted run; a different key starts afresh)."""
+    if not path.exists():
+        return []
+    lines = path.read_text().splitlines()
+    try:
+        head = json.loads(lines[0]) if lines else {}
+    except json.JSONDecodeError:
+        head = {}
+    if head.get("key") != key:
+        path.unlink()  # another run's cells, never a finished one (summary.json decides that)
+        return []
+    cells = []
+    for line in lines[1:]:
+        try:
+            cells.append(ArgentineCell(**json.loads(line)))
+        except (json.JSONDecodeError, TypeError):
+            break  # a line cut short by the interruption: solved again
+    print(f"resuming: {len(cells)} cells already solved in {path}")
+    return cells
 
 
 if __name__ == "__main__":

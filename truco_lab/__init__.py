@@ -3,6 +3,7 @@ OpenSpiel games and solvers."""
 
 from solvers.tables import register_schema as _register_schema
 from solvers.tree import register_native_builder as _register
+from truco_lab.abstraction import argentine_tree as _argentine_tree
 from truco_lab.abstraction import tree as _public_tree
 from truco_lab.openspiel import games  # noqa: F401  registers the OpenSpiel games
 from truco_lab.rules.cards import action_str, card_str, parse_action, parse_card
@@ -22,6 +23,8 @@ from truco_lab.rules.spanish import envido_points
 from truco_lab.rules.state import HandState, TrucoError
 
 _register("truco_paulista", _public_tree.native_parts)
+_register("truco_argentino", _argentine_tree.native_parts)
+_register_schema(_argentine_tree.TABLE_SCHEMA)
 _register_schema(_public_tree.TABLE_SCHEMA)
 
 __version__ = "0.2.0"

@@ -417,6 +417,29 @@ def give_card(s, p, card) -> None:
 
 
 @nb.njit(cache=True, inline="always")
+def flor_dealt(s, p) -> bool:
+    """Whether player ``p`` was dealt a flor (rule sets with flor)."""
+    return (s[FLOR] >> p) & 1 == 1
+
+
+@nb.njit(cache=True)
+def forget_hands(s) -> None:
+    """Blank every unplayed card of both hands (a public tree's representative state: cards are then put
+    back by :func:`give_card` as they are played)."""
+    for p in range(2):
+        for i in range(3):
+            if (s[PLAYED + p] >> i) & 1 == 0:
+                s[HAND + 3 * p + i] = -1
+
+
+@nb.njit(cache=True, inline="always")
+def set_envido_of(s, p, points) -> None:
+    """Player ``p``'s envido points (a public tree writes them where they are shown, before an accepted
+    envido compares them)."""
+    s[ENVP + p] = points
+
+
+@nb.njit(cache=True, inline="always")
 def strength(card: int, down: int, manilha: int, r) -> int:
     """Round strength of a played card: face down < any face up; manilhas above every plain card, by
     suit under a vira (``manilha``: the hand's manilha rank), or in the rules' fixed order when no

@@ -1,0 +1,117 @@
+"""Native Argentine trees (issue 20 §2) against OpenSpiel's walk of the same hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import exploitability as os_expl
+
+import truco_lab  # noqa: F401  registers the games and the native builder
+from solvers.api import solve
+from solvers.cfr import CFRSolver
+from solvers.tree import build_openspiel_tree
+from solvers.vector import VectorSolver
+from truco_lab.abstraction.argentine_tree import REVEAL, argentine_hands, build_argentine_cell
+from truco_lab.lab.argentine_match import match_rules, solve_cell
+from truco_lab.openspiel.games import openspiel_hand
+from truco_lab.rules.ruleset import RuleSet
+
+TOY = {"ranks": "1 7 12", "suits": "eb"}  # six cards: all dealt
+HIDDEN = {"ranks": "1 3 7 12", "suits": "eb"}  # eight cards: two stay unseen
+
+
+def _rules(deck: dict, flor: bool = False, max_stake: int = 1) -> RuleSet:
+    return RuleSet.from_options("argentino", **deck, max_stake=max_stake, flor=flor)
+
+
+def _game(rules: RuleSet, dealer: int = 1):
+    return pyspiel.load_game(*openspiel_hand(rules, 0, 0, dealer))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("flor", [False, True])
+def test_native_value_equals_openspiels_walk(flor):
+    g = _game(_rules(TOY, flor))
+    native = solve(g, "dcfr", iterations=600, tree="native")
+    walked = solve(g, "dcfr", iterations=600, tree="openspiel")
+    assert native.exploitability < 1e-6 and walked.exploitability < 1e-6
+    assert native.game_value == pytest.approx(walked.game_value, abs=2e-6)
+
+
+def _routed_strategy(tree, avg, g):
+    """Our native strategy, asked state by state through the tree's route, as slots of OpenSpiel's walk."""
+    def hook(state, p):
+        route = tree.source.route(tree, state)
+        return {a: (avg[s] if s >= 0 else 0.0) for a, s in route.items()}
+
+    gt = build_openspiel_tree(g, max_nodes=None, infoset_hook=hook)
+    strat = np.zeros(gt.num_slots)
+    for i, acts in enumerate(gt.infoset_actions):
+        for k, a in enumerate(acts):
+            strat[gt.infoset_offset[i] + k] = gt.infoset_extra[i][a]
+    return gt, strat
+
+
+@pytest.mark.slow
+def test_an_unconverged_native_strategy_is_as_exploitable_in_openspiels_tree():
+    """After 15 iterations (far from equilibrium) the same strategy, played state by state in OpenSpiel's
+    tree, has the native tree's exploitability and value: the two trees are one game, information included."""
+    rules = _rules(TOY, flor=True)
+    tree = build_argentine_cell(rules, 0, 0, 0)
+    vs = VectorSolver(tree, "dcfr")
+    vs.iterate(15)
+    avg = vs.average_strategy()
+    gt, strat = _routed_strategy(tree, avg, _game(rules, 0))
+    cs = CFRSolver(gt, "dcfr")
+    assert vs.exploitability() > 1e-3
+    # to float32's precision (the native solver's strategies are float32 and need not sum to 1 in float64)
+    assert cs.exploitability(strat) == pytest.approx(vs.exploitability(), rel=1e-5)
+    assert cs.game_value(strat) == pytest.approx(vs.game_value(), abs=1e-6)
+
+
+def test_accepted_envidos_are_shown_and_flor_is_revealed_first():
+    rules = _rules(HIDDEN, flor=True)
+    tree = build_argentine_cell(rules, 0, 0, 1)
+    hands = argentine_hands(rules)
+    act = np.asarray(tree.node_action)
+    # the root reveals player 0's flor, its children player 1's: both kinds occur on this deck
+    assert tree.node_actor[0] == 0 and sorted(act[tree.node_child[0]:tree.node_child[0] + tree.node_nchild[0]]) \
+        == [REVEAL, REVEAL + 1]
+    shown = act[(act >= REVEAL) & (np.asarray(tree.node_parent) > tree.node_nchild[0])] - REVEAL
+    assert set(shown.tolist()) <= set(hands.envido.tolist()) and len(set(shown.tolist())) > 3
+    # every reveal slot is forced, and no flor hand ever shows envido points (a dealt flor closes the envido)
+    inact = tree.infoset_nact
+    reveal_sets = np.flatnonzero(np.asarray(tree.entry_action)[tree.infoset_offset[inact > 0]] >= REVEAL)
+    assert (inact[inact > 0][reveal_sets] == 1).all()
+    df = solve(_game(rules), "dcfr", iterations=30, tree="native").table().to_pandas()
+    assert df.history.astype(str).str.contains("shows").any()
+    assert df.history.astype(str).str.startswith("0:flor").any()
+    sums = df.groupby(["player", "hand", "history"], observed=True).probability.sum()
+    assert np.allclose(sums, 1.0, atol=1e-5)
+
+
+def test_native_match_cell_equals_the_walked_one():
+    rules = match_rules(_rules(TOY), 3)
+    equity = {(a, b, d): 0.3 + 0.1 * a - 0.05 * b for a in range(3) for b in range(3) for d in (0, 1)}
+    nat = solve_cell(rules, 1, 1, 0, equity, 1e-6)
+    walked = solve_cell(rules, 1, 1, 0, equity, 1e-6, tree="openspiel")
+    assert nat.equity == pytest.approx(walked.equity, abs=3e-6)
+
+
+@pytest.mark.slow
+def test_native_value_equals_openspiels_walk_with_hidden_cards_and_flor():
+    """Eight cards, two unseen: envido and flor decide with hidden information."""
+    g = _game(_rules(HIDDEN, flor=True))
+    native = solve(g, "dcfr", iterations=400, tree="native")
+    walked = solve(g, "dcfr", iterations=400, tree="openspiel", max_nodes=None)
+    assert native.exploitability < 2e-5 and walked.exploitability < 2e-5
+    assert native.game_value == pytest.approx(walked.game_value, abs=4e-5)
+
+
+@pytest.mark.slow
+def test_openspiel_exploitability_of_the_exported_policy_equals_ours():
+    g = _game(_rules(TOY, flor=True))
+    r = solve(g, "dcfr", iterations=10, tree="native")
+    assert r.exploitability > 1e-3
+    assert os_expl.nash_conv(g, r.to_openspiel_policy()) / 2 == pytest.approx(r.exploitability, rel=1e-5)
