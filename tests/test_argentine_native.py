@@ -115,3 +115,93 @@ def test_openspiel_exploitability_of_the_exported_policy_equals_ours():
     r = solve(g, "dcfr", iterations=10, tree="native")
     assert r.exploitability > 1e-3
     assert os_expl.nash_conv(g, r.to_openspiel_policy()) / 2 == pytest.approx(r.exploitability, rel=1e-5)
+
+
+# ---- the solved match at the table, in hints and in explain -------------------------------------------------
+@pytest.fixture(scope="module")
+def solved_toy(tmp_path_factory):
+    """The toy deck's match to 3, solved by the experiment script (and interrupted once, then resumed)."""
+    import json
+
+    from experiments.argentine_match import main
+
+    out = tmp_path_factory.mktemp("arg") / "match3"
+    args = ["--match-target", "3", "--out", str(out)]
+    assert main(args) == 0
+    import pandas as pd
+
+    first = pd.read_csv(out / "equity.csv").drop(columns="seconds")
+    # an interrupted run: the summary and table not written, four cells on disk, the last line cut short
+    lines = (out / "cells.jsonl").read_text().splitlines()
+    (out / "summary.json").unlink()
+    (out / "equity.csv").unlink()
+    (out / "cells.jsonl").write_text("\n".join(lines[:5]) + "\n" + lines[5][:20])
+    assert json.loads(lines[0])["key"]
+    assert main(args) == 0
+    again = pd.read_csv(out / "equity.csv").drop(columns="seconds")
+    pd.testing.assert_frame_equal(again, first)  # the resumed run's cells: the same values (solves are deterministic)
+    return out
+
+
+def test_a_resumed_argentine_match_reuses_the_solved_cells(solved_toy, capsys):
+    from experiments.argentine_match import main
+
+    assert main(["--match-target", "3", "--out", str(solved_toy)]) == 0
+    assert "already solved" in capsys.readouterr().out
+
+
+def test_the_solved_bot_plays_every_state_of_a_match_with_probabilities_that_sum_to_one(solved_toy):
+    from truco_lab.lab.argentine_match import ArgentineStrategy
+    from truco_lab.people.bots import SolvedBot
+
+    strat = ArgentineStrategy(solved_toy)
+    game = pyspiel.load_game("truco_argentino_match", {"ranks": "1 7 12", "suits": "eb", "max_stake": 1,
+                                                       "flor": False, "target": 3, "deck_penalty": False})
+    bot = SolvedBot(strat, seed=0, notify=lambda m: pytest.fail(m))
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        st = game.new_initial_state()
+        while not st.is_terminal():
+            if st.is_chance_node():
+                acts, probs = zip(*st.chance_outcomes(), strict=True)
+                st.apply_action(int(rng.choice(acts, p=probs)))
+                continue
+            assert strat.covers(st)
+            probs = bot.probabilities(st)
+            assert set(probs) == set(st.legal_actions()) and sum(probs.values()) == pytest.approx(1.0)
+            st.apply_action(bot.act(st))
+    assert bot.fallback_decisions == 0
+
+
+def test_hints_and_explain_answer_from_the_solved_argentine_match(solved_toy, capsys):
+    from truco_lab.cli import main
+
+    opts = ["--rules", "argentino", "--ranks", "1 7 12", "--suits", "eb", "--max-stake", "1", "--target", "3",
+            "--solved", str(solved_toy)]
+    # six cards are all dealt: mano's 1e 1b 7b faces 7e 12e 12b, whose envido is 27
+    code = main(["explain", *opts, "--score", "0,0", "--dealer", "1", "--hand", "1e 1b 7b", "--history",
+                 "envido, quiero, shows 27"])
+    out = capsys.readouterr().out
+    assert code == 0 and "play 1e" in out and "7e 12e 12b" in out  # six cards: the opponent's hand is known
+    assert main(["explain", *opts, "--score", "0,0", "--dealer", "1", "--hand", "1e 1b 7b", "--history",
+                 "envido, quiero"]) == 2
+    assert "add 'shows N'" in capsys.readouterr().err
+    # the same folder refuses other rules, naming what it was solved under
+    assert main(["explain", *opts[:-4], "--target", "5", "--solved", str(solved_toy), "--score", "0,0",
+                 "--dealer", "1", "--hand", "1e 1b 7b"]) == 2
+    assert "--target 3" in capsys.readouterr().err
+
+
+def test_the_argentine_table_shows_the_solved_hint(solved_toy, monkeypatch):
+    from truco_lab.lab.argentine_match import ArgentineStrategy
+    from truco_lab.people.bots import SolvedBot
+    from truco_lab.people.play import Table
+
+    strat = ArgentineStrategy(solved_toy)
+    out: list[str] = []
+    answers = iter(["1"] * 60)
+    t = Table(strat.rules, SolvedBot(strat, seed=1), match=False, seed=4, hints=strat,
+              read=lambda _p: next(answers), write=out.append)
+    assert t.run() == 0
+    hints = [x for x in out if x.startswith("hint:")]
+    assert hints and all("%" in h and "worth" in h for h in hints)

@@ -121,8 +121,9 @@ def test_a_terminal_hand_with_envido_is_announced_in_seed_004s_terms():
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["play", "--rules", "argentino", "--bot", "solved"], "has no solved match strategy yet"),
-    (["play", "--rules", "argentino", "--hints"], "has no solved match strategy yet"),
+    (["play", "--rules", "argentino", "--bot", "solved"], "give --solved DIR"),
+    (["play", "--rules", "argentino", "--hints"], "give --solved DIR"),
+    (["explain", "--rules", "argentino", "--score", "0,0", "--dealer", "1", "--hand", "1e 1b 7b"], "give --solved DIR"),
     (["arena", "--rules", "argentino", "--bots", "solved,random"], "no solved strategy"),
 ])
 def test_cli_refuses_what_argentino_does_not_have_yet(argv, words):

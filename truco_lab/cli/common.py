@@ -125,6 +125,9 @@ def add_rules_options(p: argparse.ArgumentParser, *, team: bool = False, argenti
         p.add_argument("--deck-penalty", action="store_true",
                        help="argentino: going to the deck in the first trick before the envido costs one more "
                             "(seed 003)")
+        p.add_argument("--target", type=int, default=None, dest="match_target",
+                       help="argentino: points that win the match (default 30; a solved small-deck match may be "
+                            "shorter)")
 
 
 def rules_from_args(args: argparse.Namespace, any_pack: bool = False) -> RuleSet:
@@ -133,7 +136,8 @@ def rules_from_args(args: argparse.Namespace, any_pack: bool = False) -> RuleSet
     try:
         rules = RuleSet.from_options(args.rules, ranks=args.ranks, suits=args.suits, max_stake=args.max_stake,
                                      flor=getattr(args, "flor", False),
-                                     deck_penalty=getattr(args, "deck_penalty", False))
+                                     deck_penalty=getattr(args, "deck_penalty", False),
+                                     target=getattr(args, "match_target", None))
     except ValueError as e:
         raise CliError(str(e)) from None
     if rules.pack != "french" and not any_pack:

@@ -32,15 +32,17 @@ def add_parser(sub) -> None:
                     "small-deck grid or full-deck eleven row once)")
     ex.add_argument("--mccfr", nargs="+", metavar="DIR", help="two against two: the truco-lab mccfr runs whose average "
                     "strategy to show (one per dealer, or a folder of them)")
-    add_rules_options(ex, team=True)
+    add_rules_options(ex, team=True, argentine_options=True)
     ex.set_defaults(func=run, prog=PROG)
 
 
 def run(args: argparse.Namespace) -> int:
-    rules = rules_from_args(args)
+    rules = rules_from_args(args, any_pack=True)
     check_score(rules, args.score)
     if rules.seats == 4:
         return _team(args, rules)
+    if rules.pack == "spanish":
+        return _argentine(args, rules)
     if args.dealer > 1:
         raise CliError(f"argument --dealer: {rules.name} is heads-up: the dealer is 0 or 1, got {args.dealer}")
     if args.mccfr:
@@ -53,6 +55,33 @@ def run(args: argparse.Namespace) -> int:
                       on_demand=not args.no_solve)
     except (ExplainError, ValueError) as e:
         raise CliError(str(e)) from None
+    print(adv)
+    return 0 if adv.reached else 1
+
+
+def _argentine(args: argparse.Namespace, rules) -> int:
+    """Argentine truco: the solved small-deck match of ``--solved DIR`` at the decision."""
+    from truco_lab.cli.play import argentine_strategy
+    from truco_lab.people.advice import advise
+    from truco_lab.people.argentine import argentine_hand_state
+
+    if args.dealer > 1:
+        raise CliError(f"argument --dealer: {rules.name} is heads-up: the dealer is 0 or 1, got {args.dealer}")
+    if args.vira is not None:
+        raise CliError("argument --vira: argentino turns no vira: leave --vira out")
+    if args.mccfr:
+        raise CliError("argument --mccfr: MCCFR runs answer team games; argentino has its solved match (--solved DIR)")
+    if not args.solved:
+        raise CliError("argentino: give --solved DIR, a match solved by python experiments/argentine_match.py "
+                       "--out DIR (small decks)")
+    strategy = argentine_strategy(rules, args.solved)
+    try:
+        st = argentine_hand_state(rules, args.score, args.dealer, args.hand, args.history)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    if not strategy.covers(st):
+        raise CliError(f"cell {args.score[0]}x{args.score[1]} dealer {args.dealer} is not in {args.solved}")
+    adv = advise(strategy, st)
     print(adv)
     return 0 if adv.reached else 1
 

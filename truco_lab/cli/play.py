@@ -58,7 +58,9 @@ def run(args: argparse.Namespace) -> int:
     if rules.seats == 4:
         return _team(args, rules)
     strategy = None
-    if args.bot == "solved" or args.hints:
+    if rules.pack == "spanish" and (args.bot in ("solved", "br-solved") or args.hints):
+        strategy = argentine_strategy(rules, args.solved)
+    elif args.bot == "solved" or args.hints:
         try:
             out = ensure_solved(rules, args.solved, on_demand=not args.no_solve)
         except ValueError as e:
@@ -96,10 +98,25 @@ def _check_table_rules(rules, args: argparse.Namespace) -> None:
                        f"{what.split()[1]}")
     if bot == "mccfr":
         raise CliError("--bot mccfr: the mccfr bot plays team games (paulista_2v2, mineiro_2v2) at the table")
-    if rules.pack == "spanish" and (bot in ("solved", "br-solved") or hints):
+    if rules.pack == "spanish" and (bot in ("solved", "br-solved") or hints) and not args.solved:
         what = "--hints" if hints else f"--bot {bot}"
-        raise CliError(f"{what}: rule set {rules.name} has no solved match strategy yet (its native trees are not "
-                       "built); play --bot heuristic-high, heuristic-low or random")
+        raise CliError(f"{what}: argentino's solved strategy comes from a solved match folder: give --solved DIR "
+                       "(python experiments/argentine_match.py --out DIR solves one on a small deck)")
+
+
+def argentine_strategy(rules, solved):
+    """The solved Argentine match in ``solved``, refused (one line) unless it was solved under ``rules``."""
+    from truco_lab.lab.argentine_match import ArgentineStrategy
+
+    try:
+        strategy = ArgentineStrategy(solved)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    if strategy.rules != rules:
+        raise CliError(f"--solved {solved}: solved under {strategy.rules.cli_options()}, not under these options "
+                       f"({rules.cli_options()}); "
+                       "give the same --ranks, --suits, --max-stake, --target and --flor")
+    return strategy
 
 
 def _team(args: argparse.Namespace, rules) -> int:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
+import numpy as np
 import pandas as pd
 import pyspiel
 
@@ -121,3 +122,104 @@ def solve_match(rules: RuleSet, target: float = 1e-4, progress=None, tree: str =
 def cells_to_solve(rules: RuleSet) -> int:
     """How many cells :func:`solve_match` solves (the others are their seat mirrors)."""
     return rules.target ** 2
+
+
+class ArgentineStrategy:
+    """A solved Argentine match (a folder of ``experiments/argentine_match.py``) played at OpenSpiel
+    ``truco_argentino`` states: the :class:`truco_lab.people.strategy.Strategy` of ``play --bot solved``,
+    hints and explain. The folder holds every cell's equity; a cell's strategy is re-solved from it on
+    first use (its native tree with those equities as payoffs, to the run's per-cell target, in seconds on
+    the small decks the grid is solved on) and kept."""
+
+    def __init__(self, out) -> None:
+        from pathlib import Path
+
+        from solvers.storage import read_json
+
+        self.out = Path(out)
+        summary = self.out / "summary.json"
+        if not summary.exists() or not (self.out / "equity.csv").exists():
+            raise ValueError(f"--solved {self.out}: no finished Argentine match there (experiments/argentine_match.py "
+                             "writes summary.json and equity.csv when it ends)")
+        meta = read_json(summary, "summary")
+        self.rules = RuleSet.from_dict(meta["rules"])
+        self.target = float(meta["target"])
+        df = pd.read_csv(self.out / "equity.csv")
+        self.equity = {(int(r.score0), int(r.score1), int(r.dealer)): float(r.equity) for r in df.itertuples()}
+        self._cells: dict = {}
+
+    def covers(self, state) -> bool:
+        """Whether ``state`` is a hand of this match's rules at a score the run solved."""
+        if getattr(state, "rules", None) is None or state.rules != self.rules:
+            return False
+        return (state.start_score[0], state.start_score[1], state.dealer) in self.equity
+
+    def _cell(self, state):
+        from solvers.vector import VectorSolver
+        from truco_lab.abstraction.argentine_tree import build_argentine_cell, equity_utilities, outcome_codes
+
+        key = (state.start_score[0], state.start_score[1], state.dealer)
+        if key not in self.equity:
+            raise KeyError(f"cell {key[0]}x{key[1]} dealer {key[2]} is not in {self.out}")
+        if key not in self._cells:
+            a, b, d = key
+            t = build_argentine_cell(self.rules, a, b, d)
+            t.set_payoff(equity_utilities(self.rules, a, b, outcome_codes(t), lambda x, y: self.equity[(x, y, 1 - d)]))
+            s = VectorSolver(t, "dcfr")
+            run(s, 4000, self.target, check_every=25)
+            avg = s.average_strategy()
+            self._cells[key] = (t, s, avg, {})
+        return self._cells[key]
+
+    def _route(self, state):
+        from truco_lab.abstraction.argentine_tree import argentine_route
+
+        t, s, avg, br = self._cell(state)
+        return t, s, avg, br, argentine_route(t, state)
+
+    def action_probabilities(self, state) -> dict[int, float]:
+        _, _, avg, _, route = self._route(state)
+        probs = {a: float(avg[s]) if s >= 0 else 0.0 for a, s in route.items()}
+        tot = sum(probs.values())
+        return {a: p / tot for a, p in probs.items()} if tot > 0 else {a: 1 / len(probs) for a in probs}
+
+    def best_response_action(self, state) -> int:
+        """The best response to this strategy in the hand's cell, for the player to act."""
+        t, s, avg, br, route = self._route(state)
+        p = state.current_player()
+        if p not in br:
+            br[p] = s.best_response_actions(p, avg)
+        slots = [x for x in route.values() if x >= 0]
+        info = t.infoset_of_slot(min(slots))
+        best = int(t.infoset_offset[info]) + int(br[p][info])
+        return next(a for a, x in route.items() if x == best)
+
+    def decision(self, state):
+        """Probabilities, values (the acting player's match-win probability), own reach and the opponent's
+        range (their three cards, given everything public) at ``state``."""
+        from truco_lab.abstraction.argentine_tree import argentine_hands
+        from truco_lab.lab.policy import Decision
+
+        t, s, avg, _, route = self._route(state)
+        key = ("analysis",)
+        cache = self._cells[(state.start_score[0], state.start_score[1], state.dealer)][3]
+        if key not in cache:
+            cache[key] = (s.slot_values(avg)[0], s.element_reach(avg))
+        av, reach = cache[key]  # per slot: the actor's value; per element: its owner's reach
+        p = state.current_player()
+        probs = self.action_probabilities(state)
+        acts = [(a, probs.get(a, 0.0), (float(av[x]) if p == 0 else 1.0 + float(av[x])) if x >= 0 else float("nan"))
+                for a, x in route.items()]
+        info = t.infoset_of_slot(min(x for x in route.values() if x >= 0))
+        node = int(t.infoset_nodes()[info])
+        own = int(t.node_list[node, p]) + info - int(t.node_infoset[node])
+        q = 1 - p
+        ls, n = int(t.node_list[node, q]), int(t.node_len[node, q])
+        rows = t.elem_hand[ls:ls + n].astype(np.int64)
+        w = reach[ls:ls + n] * (t.deal_weight[t.elem_hand[own], rows] if q == 1 else t.deal_weight[rows, t.elem_hand[own]])
+        cards = argentine_hands(self.rules).cards
+        tot = float(w.sum())
+        rng = sorted(((" ".join(self.rules.card_str(int(c)) for c in cards[r]), float(x) / tot)
+                      for r, x in zip(rows, w, strict=True) if x > 0), key=lambda z: -z[1]) if tot > 0 else []
+        own_reach = float(reach[own])
+        return Decision(p, acts, own_reach, rng, reached=own_reach > 0 and tot > 0)

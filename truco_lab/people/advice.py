@@ -24,7 +24,7 @@ from truco_lab.abstraction.levels import vira_name
 from truco_lab.lab.match_run import default_solved_dir, ensure_solved, match_command
 from truco_lab.lab.policy import MatchStrategy
 from truco_lab.people.strategy import Strategy
-from truco_lab.rules.cards import A_DOWN, A_RAISE, action_str, card_str, parse_action, parse_cards
+from truco_lab.rules.cards import A_DOWN, A_RAISE, card_str, parse_action, parse_cards
 from truco_lab.rules.ruleset import PAULISTA, check_start
 
 
@@ -74,14 +74,15 @@ def advise(strategy: Strategy, state) -> Advice:
     the hand left the solved tree)."""
     dec = strategy.decision(state)
     p = dec.player
-    targets = strategy.rules.raise_targets
-    actions = pd.DataFrame([{"action": action_str(a, targets), "probability": pr, "value": v}
+    rules = strategy.rules  # each rule set's own notation (Argentine actions and Spanish cards included)
+    actions = pd.DataFrame([{"action": rules.action_str(a), "probability": pr, "value": v}
                             for a, pr, v in dec.actions], columns=["action", "probability", "value"])
     rng = pd.DataFrame(dec.opponent_range, columns=["hand", "probability"])
-    hist = [action_str(a, targets) if not (A_DOWN <= a < A_RAISE and q != p) else "play_face_down ??"
+    hist = [rules.action_str(a) if not (A_DOWN <= a < A_RAISE and q != p) else "play_face_down ??"
             for q, a in state.hand_actions]
-    return Advice(score=tuple(state.start_score), dealer=state.dealer, player=p, vira=vira_name(state.vira),
-                  hand=[card_str(c) for c in state.deal[3 * p:3 * p + 3]], history=hist, actions=actions,
+    return Advice(score=tuple(state.start_score), dealer=state.dealer, player=p,
+                  vira=vira_name(state.vira) if rules.vira else "none",
+                  hand=[rules.card_str(c) for c in state.deal[3 * p:3 * p + 3]], history=hist, actions=actions,
                   opponent_range=rng, reach=dec.reach, reached=dec.reached)
 
 

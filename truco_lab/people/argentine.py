@@ -246,3 +246,68 @@ def _card_play(v: ArgView, level: str) -> int:
     if not v.rounds or won == 0:
         return A_UP + up[-1]
     return A_UP + up[0]
+
+
+def argentine_hand_state(rules, score: tuple[int, int], dealer: int, hand, history=""):
+    """A ``truco_argentino`` state where the player to act holds ``hand`` (Spanish notation) after
+    ``history`` (comma-separated actions in Argentine notation). The opponent's unplayed cards are any that
+    fit what was public; after an accepted envido both players' points were shown, so the opponent's must be
+    given as ``shows N`` (a history item after the quiero). ``ValueError`` naming what does not fit."""
+    import pyspiel
+
+    from truco_lab.openspiel.games import openspiel_hand
+
+    try:
+        mine = rules.parse_cards(hand)
+    except ValueError as e:
+        raise ValueError(f"--hand: {e}") from None
+    deck = [int(c) for c in rules.deck]
+    if len(mine) != 3 or len(set(mine)) != 3 or any(c not in deck for c in mine):
+        raise ValueError(f"--hand needs three different cards of this deck ({' '.join(rules.card_str(c) for c in deck)})")
+    items = [x.strip() for x in history.split(",")] if isinstance(history, str) else list(history)
+    acts, shows = [], None
+    for x in (x for x in items if x):
+        if x.lower().startswith("shows "):
+            try:
+                shows = int(x.split()[1])
+            except ValueError:
+                raise ValueError(f"history item {x!r}: 'shows N' takes the opponent's envido points") from None
+            continue
+        try:
+            acts.append(rules.parse_action(x))
+        except ValueError as e:
+            raise ValueError(f"history item {x!r}: {e}") from None
+    theirs = sorted({a - A_UP for a in acts if A_UP <= a < A_UP + 40} - set(mine))
+    rest = [c for c in deck if c not in mine and c not in theirs]
+    if len(theirs) > 3:
+        raise ValueError(f"the history plays {len(theirs)} cards that are not yours: the opponent holds three")
+    game = pyspiel.load_game(*openspiel_hand(rules, score[0], score[1], dealer))
+    why = "no deal of the opponent's cards makes this history legal with you to act"
+    for seat in (0, 1):
+        for fill in itertools.combinations(rest, 3 - len(theirs)):
+            opp = sorted(theirs + list(fill))
+            st = _replayed(game, seat, mine, opp, acts)
+            if st is None or st.current_player() != seat:
+                continue
+            if E.envido_seen(st.s):
+                if shows is None:
+                    why = "an envido was accepted, so both points were shown: add 'shows N' (the opponent's)"
+                    continue
+                if int(E.envido_of(st.s, 1 - seat)) != shows:
+                    why = f"no opponent hand that fits the history shows {shows} points of envido"
+                    continue
+            return st
+    raise ValueError(why)
+
+
+def _replayed(game, seat: int, mine: list[int], opp: list[int], acts: list[int]):
+    """The state after dealing ``mine`` to ``seat`` and ``opp`` to the other and playing ``acts`` (None if
+    an action is illegal there)."""
+    st = game.new_initial_state()
+    for c in (sorted(mine) + opp if seat == 0 else opp + sorted(mine)):
+        st.apply_action(c)
+    for a in acts:
+        if st.is_terminal() or a not in st.legal_actions():
+            return None
+        st.apply_action(a)
+    return None if st.is_terminal() else st

@@ -177,6 +177,8 @@ class RuleSet:
             out.append(f"--max-stake {self.max_stake}")
         if self.flor:
             out.append("--flor")
+        if self.envido and self.target != base.target:
+            out.append(f"--target {self.target}")
         if self.deck_extra:
             out.append("--deck-penalty")
         return " ".join(out)
