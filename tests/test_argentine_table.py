@@ -124,7 +124,8 @@ def test_a_terminal_hand_with_envido_is_announced_in_seed_004s_terms():
     (["play", "--rules", "argentino", "--bot", "solved"], "give --solved DIR"),
     (["play", "--rules", "argentino", "--hints"], "give --solved DIR"),
     (["explain", "--rules", "argentino", "--score", "0,0", "--dealer", "1", "--hand", "1e 1b 7b"], "give --solved DIR"),
-    (["arena", "--rules", "argentino", "--bots", "solved,random"], "no solved strategy"),
+    (["arena", "--rules", "argentino", "--bots", "solved,random"], "give --solved DIR"),
+    (["arena", "--rules", "argentino", "--bots", "br-random,random"], "no exact best response to a heuristic"),
 ])
 def test_cli_refuses_what_argentino_does_not_have_yet(argv, words):
     r = subprocess.run([sys.executable, "-m", "truco_lab.cli", *argv], capture_output=True, text=True, timeout=120,

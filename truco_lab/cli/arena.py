@@ -82,9 +82,22 @@ def _cell(args: argparse.Namespace, rules: RuleSet) -> tuple[tuple[int, int], bo
 def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args, any_pack=True)
     no_tree = rules.pack == "spanish" or rules.seats == 4  # no native tree: no solved bot, no best response
-    if no_tree and any(b in ("solved", "br-solved") or b.startswith("br-") for b in args.bots):
-        raise CliError(f"argument --bots: rule set {rules.name} has no solved strategy nor native best responses yet; "
-                       f"its bots are random, heuristic-low, heuristic-high{' and mccfr' if rules.seats == 4 else ''}")
+    argentine_solved = None
+    if rules.pack == "spanish" and any(b in ("solved", "br-solved") for b in args.bots):
+        # argentino's solved bot (and the best response to it) come from a solved small-deck match folder
+        if not args.solved:
+            raise CliError("argument --bots: argentino's solved bot comes from a solved match folder: give --solved "
+                           "DIR (python experiments/argentine_match.py --out DIR solves one on a small deck)")
+        from truco_lab.cli.play import argentine_strategy
+
+        argentine_solved = argentine_strategy(rules, args.solved)
+    if no_tree and any((b in ("solved", "br-solved") and argentine_solved is None)
+                       or (b.startswith("br-") and b != "br-solved") for b in args.bots):
+        if rules.seats == 4:
+            raise CliError(f"argument --bots: rule set {rules.name} has no solved strategy nor native best responses; "
+                           "its bots are random, heuristic-low, heuristic-high and mccfr")
+        raise CliError(f"argument --bots: rule set {rules.name} has no exact best response to a heuristic; its bots are "
+                       "random, heuristic-low, heuristic-high, and solved and br-solved with --solved DIR")
     mccfr = load_mccfr_option(args.mccfr, rules, "mccfr" in args.bots)
     cell, compute = _cell(args, rules) if not no_tree else ((0, 0), False)
     notes: list[str] = []
@@ -98,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         args.solved, needs_solved, args.no_solve = None, False, True
         if not args.no_exploitability:
             why = "a team game has no exploitability (no equilibrium to measure against)" if rules.seats == 4 else \
-                "argentino has no native tree to compute it on yet"
+                "argentino's per-bot certificates are not computed (its native trees certify the solved cells only)"
             note(f"per-bot exploitability skipped: {why}")
     try:  # the solution also fixes the exploitability's units for every bot: match-win probability
         run_dir = ensure_solved(rules, args.solved, on_demand=needs_solved and not args.no_solve, notify=note)
@@ -106,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(e)) from None
     if needs_solved and run_dir is None:
         raise CliError("the solved bot needs a match run: give --solved DIR or drop --no-solve")
-    solved = MatchStrategy(run_dir) if run_dir is not None else None
+    solved = MatchStrategy(run_dir) if run_dir is not None else argentine_solved
     out = Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)
