@@ -35,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree", default="native", choices=("native", "openspiel"),
                     help="native trees (default), or each hand walked through OpenSpiel (the slow check)")
     ap.add_argument("--out", default="results/argentine-match")
+    ap.add_argument("--plan", action="store_true", help="estimate the match's trees and price solving it (any deck, "
+                    "the full one included); writes plan.csv under --out and solves nothing")
+    ap.add_argument("--plan-probes", type=int, default=400, help="with --plan: random walks per cell (default 400)")
     args = ap.parse_args(argv)
     try:
         rules = match_rules(RuleSet.from_options("argentino", ranks=args.ranks, suits=args.suits,
@@ -43,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"argentine_match: error: {e}", file=sys.stderr)
         return 2
     out = Path(args.out)
+    if args.plan:
+        return _plan(rules, args, out)
     key = stable_hash({"rules": rules.to_dict(), "target": args.target, "tree": args.tree})
     summary = out / "summary.json"
     if summary.exists() and read_json(summary, "summary").get("key") == key:
@@ -84,6 +89,26 @@ def main(argv: list[str] | None = None) -> int:
                          "equity_0x0": {"dealer0": float(mano[0]), "dealer1": float(mano[1])},
                          "seconds": time.perf_counter() - t0, "match_target": top})
     print(f"written to {out}/equity.csv and {out}/summary.json ({time.perf_counter() - t0:.0f} s)")
+    return 0
+
+
+def _plan(rules, args, out: Path) -> int:
+    """``--plan``: every cell's tree estimated, the whole match priced (nothing solved)."""
+    from tqdm import tqdm
+
+    from truco_lab.lab.argentine_match import cells_to_solve, plan_match
+
+    if args.plan_probes < 2:
+        print(f"argentine_match: error: --plan-probes must be at least 2, got {args.plan_probes}", file=sys.stderr)
+        return 2
+    bar = tqdm(total=cells_to_solve(rules), unit=" cells", desc="estimating cells")
+    plan = plan_match(rules, args.plan_probes, progress=lambda _row: bar.update(1))
+    bar.close()
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write(out / "plan.csv", lambda tmp: plan.cells.to_csv(tmp, index=False))
+    for line in plan.lines():
+        print(line)
+    print(f"per-cell estimates written to {out}/plan.csv")
     return 0
 
 

@@ -205,3 +205,27 @@ def test_the_argentine_table_shows_the_solved_hint(solved_toy, monkeypatch):
     assert t.run() == 0
     hints = [x for x in out if x.startswith("hint:")]
     assert hints and all("%" in h and "worth" in h for h in hints)
+
+
+def test_knuths_estimate_of_a_tree_matches_the_built_tree():
+    """The estimator behind --plan (for decks whose trees cannot be built) against a tree that can be."""
+    from truco_lab.abstraction.argentine_tree import estimate_cell_size
+
+    rules = _rules(HIDDEN)
+    tree = build_argentine_cell(rules, 0, 0, 1)
+    est = estimate_cell_size(rules, 0, 0, 1, probes=20000, seed=1)
+    assert est.nodes == pytest.approx(tree.num_nodes, rel=0.1)
+    assert est.infosets == pytest.approx(tree.num_infosets, rel=0.1)
+    assert est.entries == pytest.approx(tree.num_slots, rel=0.1)
+    assert abs(est.entries - tree.num_slots) < 4 * est.entries_se
+
+
+def test_the_match_plan_prices_every_canonical_cell():
+    from truco_lab.lab.argentine_match import cells_to_solve, plan_match
+
+    rules = match_rules(_rules(TOY), 3)
+    plan = plan_match(rules, probes=200, calibrate=rules)
+    assert len(plan.cells) == cells_to_solve(rules) == 9
+    assert (plan.cells.entries > 0).all() and plan.bytes_per_entry > 10 and plan.ns_per_entry_iteration > 0
+    text = "\n".join(plan.lines())
+    assert "CPU-hours" in text and "9 of 9" in text

@@ -562,3 +562,102 @@ def native_parts(game) -> list[tuple[float, ArgentineCell]]:
 TABLE_SCHEMA = TableSchema(TABLE_SCHEMA_NAME, key_columns=("score0", "score1", "dealer", "player", "hand", "history"),
                            columns=TABLE_COLUMNS, categories=("hand", "history"))
 """Argentine tables: looked up by key columns (``StrategyTable.filter``), hands as dealt."""
+
+
+# ---- the size of trees too big to build ----------------------------------------------------------------
+@dataclass
+class TreeSize:
+    """Estimated size of a native Argentine cell (Knuth's estimator over its public tree)."""
+
+    nodes: float
+    infosets: float
+    entries: float  # information-set actions (slots): what the solver stores per iteration
+    probes: int
+    hands: int
+    entries_se: float = 0.0  # standard error of the entries' estimate (Knuth's estimator is heavy-tailed)
+
+    def row(self) -> dict:
+        return vars(self).copy()
+
+
+def estimate_cell_size(rules: RuleSet, score0: int = 0, score1: int = 0, dealer: int = 1, probes: int = 400,
+                       seed: int = 0) -> TreeSize:
+    """Knuth's unbiased estimate of the nodes, information sets and entries of the cell's native tree, from
+    ``probes`` random root-to-leaf walks of its public tree (each node's lists counted exactly, with numpy
+    over every hand): for decks whose tree is too big to build. It follows the builder's rules: reveals
+    branch on the values the actor's possible hands show, card plays on the cards any of them holds."""
+    check_start(rules, score0, score1, dealer)
+    hands = argentine_hands(rules)
+    r = rules.to_array()
+    roots = _roots(rules, hands, score0, score1, dealer)
+    pos = {int(c): i for i, c in enumerate(hands.deck)}
+    rng = np.random.default_rng(seed)
+    buf = np.empty(E.MAX_LEGAL, np.int32)
+    samples = np.array([_probe(r, rules, hands, roots, pos, rng, buf) for _ in range(probes)])
+    n, i, e = samples.mean(axis=0)
+    se = float(samples[:, 2].std(ddof=1) / np.sqrt(probes)) if probes > 1 else float("nan")
+    return TreeSize(float(n), float(i), float(e), int(probes), hands.num_hands, se)
+
+
+def _probe(r, rules, hands, roots, pos, rng, buf) -> np.ndarray:
+    """One random walk: sum over its nodes of (weight x (1, information sets, entries))."""
+    H = hands.num_hands
+    alive = [np.ones(H, bool), np.ones(H, bool)]
+    played = [0, 0]
+    s = roots[0].copy()
+    phase = PH_FLOR0 if rules.flor else PH_PLAY
+    flor0 = 0
+    weight, out = 1.0, np.zeros(3)
+    while True:
+        out[0] += weight
+        if phase == PH_PLAY and E.winner(s) >= 0:
+            return out
+        p = int(E.actor(s)) if phase == PH_PLAY else (0 if phase in (PH_ENV0, PH_FLOR0) else 1)
+        possible = alive[p] & ((hands.mask & played[1 - p]) == 0)
+        npos = int(possible.sum())
+        out[1] += weight * int(alive[p].sum())
+        if phase != PH_PLAY:
+            vals = (hands.envido if phase <= PH_ENV1 else hands.flor)
+            choices = np.unique(vals[possible])
+            out[2] += weight * npos
+            v = int(rng.choice(choices))
+            weight *= len(choices)
+            alive[p] = possible & (vals == v)  # impossible hands get no slot, so no successor
+            if phase == PH_FLOR0:
+                phase, flor0 = PH_FLOR1, v
+            elif phase == PH_FLOR1:
+                s, phase = roots[2 * flor0 + v].copy(), PH_PLAY
+            elif phase == PH_ENV0:
+                E.set_envido_of(s, 0, v)
+                phase = PH_ENV1
+            else:
+                E.set_envido_of(s, 1, v)
+                E.apply_unchecked(s, r, A_ACCEPT)
+                phase = PH_PLAY
+            continue
+        k = int(E.legal_actions(s, r, buf, True))
+        fixed = [int(a) for a in buf[:k]]
+        cards = []
+        if E.plays_allowed(s):
+            union = int(np.bitwise_or.reduce(hands.mask[possible])) if npos else 0
+            union &= ~played[p]
+            cards = [int(c) for c in hands.deck if (union >> pos[int(c)]) & 1]
+            left = 3 - bin(played[p]).count("1")
+            out[2] += weight * npos * (k + left)
+        else:
+            out[2] += weight * npos * k
+        acts = fixed + [A_UP + c for c in cards]
+        a = acts[int(rng.integers(len(acts)))]
+        weight *= len(acts)
+        if a < A_DOWN:
+            c = a - A_UP
+            alive[p] = possible & ((hands.mask >> pos[c]) & 1 == 1)
+            played[p] |= 1 << pos[c]
+            E.give_card(s, p, c)
+            E.apply_unchecked(s, r, a)
+        else:
+            alive[p] = possible
+            if a == A_ACCEPT and E.envido_pending(s) != 0:
+                phase = PH_ENV0
+            else:
+                E.apply_unchecked(s, r, a)

@@ -223,3 +223,65 @@ class ArgentineStrategy:
                       for r, x in zip(rows, w, strict=True) if x > 0), key=lambda z: -z[1]) if tot > 0 else []
         own_reach = float(reach[own])
         return Decision(p, acts, own_reach, rng, reached=own_reach > 0 and tot > 0)
+
+
+@dataclass
+class MatchPlan:
+    """What solving a whole Argentine match would take: per canonical cell the estimated tree, and the
+    costs per entry measured on a tree built here."""
+
+    cells: pd.DataFrame  # score0, score1, dealer, nodes, infosets, entries, entries_se, gb
+    bytes_per_entry: float  # tree and solver state, measured
+    ns_per_entry_iteration: float  # one DCFR iteration, measured (one thread)
+    iterations: float  # per cell, from the small-deck grid (or an assumption the caller gives)
+    machine_gb: float
+
+    def lines(self) -> list[str]:
+        c = self.cells
+        total = float(c.entries.sum())
+        cpu_h = total * self.ns_per_entry_iteration * 1e-9 * self.iterations / 3600
+        fits = int((c.gb <= self.machine_gb).sum())
+        big = c.loc[c.entries.idxmax()]
+        return [
+            f"{len(c)} cells to solve (the other {len(c)} are their seat mirrors)",
+            f"entries: {total:.3g} in all (Knuth estimates, standard error {float(np.sqrt((c.entries_se ** 2).sum())):.2g}); "
+            f"the largest cell {int(big.score0)}x{int(big.score1)} d{int(big.dealer)}: {big.entries:.3g} entries, "
+            f"{big.gb:,.3g} GB",
+            f"measured here: {self.bytes_per_entry:.1f} bytes and {self.ns_per_entry_iteration:.1f} ns per entry and "
+            f"iteration (one thread); {self.iterations:.0f} iterations per cell",
+            f"CPU time: {cpu_h:.3g} CPU-hours; cells that fit {self.machine_gb:.0f} GB: {fits} of {len(c)}",
+        ]
+
+
+def plan_match(rules: RuleSet, probes: int = 400, iterations: float = 50.0, machine_gb: float = 20.0,
+               progress=None, calibrate: RuleSet | None = None) -> MatchPlan:
+    """Estimate every canonical cell of ``rules``'s match (:func:`estimate_cell_size`) and price it with the
+    bytes and nanoseconds per entry measured on ``calibrate``'s 0x0 tree (default: 1 3 7 12 of two suits with
+    the same options), built and iterated here."""
+    from solvers.vector import VectorSolver
+    from truco_lab.abstraction.argentine_tree import build_argentine_cell, estimate_cell_size
+
+    cal = calibrate or RuleSet.from_options("argentino", ranks="1 3 7 12", suits="eb", max_stake=rules.max_stake,
+                                            flor=rules.flor)
+    t = build_argentine_cell(cal, 0, 0, 1)
+    s = VectorSolver(t, "dcfr")
+    s.iterate(2)  # compiled and warm
+    t0 = time.perf_counter()
+    s.iterate(10)
+    ns = (time.perf_counter() - t0) / 10 / t.num_slots * 1e9
+    bpe = (t.nbytes() + s.nbytes() + sum(getattr(t, k).nbytes for k in t.NAVIGATION)) / t.num_slots
+    top = rules.target
+    rows, seen = [], set()
+    for a in range(top):
+        for b in range(top):
+            for d in (0, 1):
+                if (b, a, 1 - d) in seen:
+                    continue
+                seen.add((a, b, d))
+                est = estimate_cell_size(rules, a, b, d, probes=probes, seed=len(rows))
+                rows.append({"score0": a, "score1": b, "dealer": d, "nodes": est.nodes, "infosets": est.infosets,
+                             "entries": est.entries, "entries_se": est.entries_se,
+                             "gb": est.entries * bpe / 1e9})
+                if progress is not None:
+                    progress(rows[-1])
+    return MatchPlan(pd.DataFrame(rows), bpe, ns, iterations, machine_gb)
