@@ -35,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree", default="native", choices=("native", "openspiel"),
                     help="native trees (default), or each hand walked through OpenSpiel (the slow check)")
     ap.add_argument("--out", default="results/argentine-match")
+    ap.add_argument("--workers", type=int, default=1, help="processes solving the cells of one total score side by "
+                    "side (default 1; the results do not depend on it)")
     ap.add_argument("--plan", action="store_true", help="estimate the match's trees and price solving it (any deck, "
                     "the full one included); writes plan.csv under --out and solves nothing")
     ap.add_argument("--plan-probes", type=int, default=400, help="with --plan: random walks per cell (default 400)")
@@ -46,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"argentine_match: error: {e}", file=sys.stderr)
         return 2
     out = Path(args.out)
+    if args.workers < 1:
+        print(f"argentine_match: error: --workers must be at least 1, got {args.workers}", file=sys.stderr)
+        return 2
     if args.plan:
         return _plan(rules, args, out)
     key = stable_hash({"rules": rules.to_dict(), "target": args.target, "tree": args.tree})
@@ -72,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         bar.write(f"  {c.score0}x{c.score1} d{c.dealer}: equity {c.equity:.4f}, exploitability "
                   f"{c.exploitability:.1e}, {c.nodes:,} nodes, {c.iterations} it, {c.seconds:.1f} s")
 
-    df = solve_match(rules, args.target, say, tree=args.tree, known=known)
+    df = solve_match(rules, args.target, say, tree=args.tree, known=known, workers=args.workers)
     bar.close()
     log.close()
     atomic_write(out / "equity.csv", lambda tmp: df.to_csv(tmp, index=False))

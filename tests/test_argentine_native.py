@@ -229,3 +229,15 @@ def test_the_match_plan_prices_every_canonical_cell():
     assert (plan.cells.entries > 0).all() and plan.bytes_per_entry > 10 and plan.ns_per_entry_iteration > 0
     text = "\n".join(plan.lines())
     assert "CPU-hours" in text and "9 of 9" in text
+
+
+def test_two_workers_solve_the_same_match():
+    from truco_lab.lab.argentine_match import solve_match
+
+    rules = match_rules(_rules(TOY), 3)
+    one = solve_match(rules, 1e-4).drop(columns="seconds")
+    two = solve_match(rules, 1e-4, workers=2).drop(columns="seconds")
+    import pandas as pd
+
+    pd.testing.assert_frame_equal(one, two)
+    assert (one.exploitability <= 1e-4).all() and len(one) == 18

@@ -90,33 +90,55 @@ def solve_cell(rules: RuleSet, a: int, b: int, d: int, equity: dict, target: flo
 
 
 def solve_match(rules: RuleSet, target: float = 1e-4, progress=None, tree: str = "native",
-                known: list[ArgentineCell] | None = None) -> pd.DataFrame:
+                known: list[ArgentineCell] | None = None, workers: int = 1) -> pd.DataFrame:
     """Every cell of ``rules``'s match (scores 0 .. target-1 each, both dealers), backward; one row per cell.
     ``known``: cells solved before (a resumed run; mirrored rows are derived again); ``progress(cell)`` is
-    called after each newly solved cell."""
+    called after each newly solved cell. Cells of one total score depend only on higher totals, so
+    ``workers`` processes solve each such diagonal side by side (the results do not depend on it)."""
     top = rules.target
     equity: dict[tuple[int, int, int], float] = {}
     rows: list[ArgentineCell] = []
     done = {(c.score0, c.score1, c.dealer): c for c in (known or []) if not c.mirrored}
-    for total in range(2 * (top - 1), -1, -1):
-        for a in range(max(0, total - top + 1), min(top - 1, total) + 1):
-            b = total - a
-            for d in (0, 1):
-                if (a, b, d) in equity:
-                    continue
-                cell = done.get((a, b, d))
-                if cell is None:
-                    cell = solve_cell(rules, a, b, d, equity, target, tree=tree)
-                    if progress is not None:
-                        progress(cell)
+    pool = None
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(workers)
+    try:
+        for total in range(2 * (top - 1), -1, -1):
+            todo = []
+            for a in range(max(0, total - top + 1), min(top - 1, total) + 1):
+                for d in (0, 1):
+                    b = total - a
+                    if (b, a, 1 - d) not in todo and (a, b, d) not in todo:
+                        todo.append((a, b, d))
+            fresh = [c for c in todo if c not in done]
+            if pool is None:
+                solved = (solve_cell(rules, a, b, d, equity, target, tree=tree) for a, b, d in fresh)
+            else:
+                solved = pool.map(_solve_task, [(rules, a, b, d, dict(equity), target, tree) for a, b, d in fresh])
+            for cell in solved:
+                done[(cell.score0, cell.score1, cell.dealer)] = cell
+                if progress is not None:
+                    progress(cell)
+            for key in todo:
+                cell = done[key]
                 rows.append(cell)
-                equity[(a, b, d)] = cell.equity
-                mirror = (b, a, 1 - d)
-                if mirror not in equity:
-                    equity[mirror] = 1.0 - cell.equity
+                equity[key] = cell.equity
+                a, b, d = key
+                if (b, a, 1 - d) != key:
+                    equity[(b, a, 1 - d)] = 1.0 - cell.equity
                     rows.append(replace(cell, score0=b, score1=a, dealer=1 - d, equity=1.0 - cell.equity,
                                         mirrored=True))
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     return pd.DataFrame([vars(r) for r in rows]).sort_values(["score0", "score1", "dealer"]).reset_index(drop=True)
+
+
+def _solve_task(args) -> ArgentineCell:
+    rules, a, b, d, equity, target, tree = args
+    return solve_cell(rules, a, b, d, equity, target, tree=tree)
 
 
 def cells_to_solve(rules: RuleSet) -> int:
