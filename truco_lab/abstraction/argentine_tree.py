@@ -31,7 +31,7 @@ import numpy as np
 from solvers.signals import deferred_signals
 from solvers.tables import TableSchema
 from solvers.tree import VectorTree
-from truco_lab.abstraction.tree import NodeHistories, _small_unique
+from truco_lab.abstraction.tree import NodeHistories, _grow, _small_unique
 from truco_lab.rules import engine as E
 from truco_lab.rules.cards import A_ACCEPT, A_DOWN, A_UP
 from truco_lab.rules.ruleset import RuleSet, check_start
@@ -83,15 +83,6 @@ def argentine_hands(rules: RuleSet) -> ArgentineHands:
             E.new_hand(s, r, 0, 0, 0, np.concatenate([h, h]).astype(np.int32), -1)
             flor[i] = int(E.flor_dealt(s, 0))
     return ArgentineHands(deck, hands, mask, env, flor, {tuple(int(c) for c in h): i for i, h in enumerate(hands)})
-
-
-@nb.njit(cache=True)
-def _grow(a, need):
-    if need <= a.shape[0]:
-        return a
-    b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
-    b[: a.shape[0]] = a
-    return b
 
 
 @nb.njit(cache=True)
