@@ -158,8 +158,11 @@ def test_a_signal_saves_whole_iterations_and_resume_is_bit_identical(tmp_path, s
 
 
 def test_sigterm_before_solving_exits_like_ctrl_c(tmp_path):
-    p = subprocess.Popen([*CLI, *MID, "--out", str(tmp_path / "x")], cwd=ROOT, stderr=subprocess.PIPE, text=True)
-    time.sleep(4)  # past the imports, still building or compiling
+    out = tmp_path / "x"
+    p = subprocess.Popen([*CLI, *MID, "--out", str(out)], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while not out.exists() and time.time() < deadline:  # the run folder is claimed: past the imports (a fixed
+        time.sleep(0.05)  # sleep was not enough on a loaded machine), before or during the build
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=600)  # on a cold numba cache the compile in progress finishes first
     assert p.returncode == 130, err
