@@ -86,7 +86,7 @@ def test_accepted_envidos_are_shown_and_flor_is_revealed_first():
     assert (inact[inact > 0][reveal_sets] == 1).all()
     df = solve(_game(rules), "dcfr", iterations=30, tree="native").table().to_pandas()
     assert df.history.astype(str).str.contains("shows").any()
-    assert df.history.astype(str).str.startswith("0:flor").any()
+    assert df.history.astype(str).str.startswith("0:has flor, 1:has flor, 0:flor, 1:flor").any()
     sums = df.groupby(["player", "hand", "history"], observed=True).probability.sum()
     assert np.allclose(sums, 1.0, atol=1e-5)
 
@@ -229,6 +229,26 @@ def test_the_match_plan_prices_every_canonical_cell():
     assert (plan.cells.entries > 0).all() and plan.bytes_per_entry > 10 and plan.ns_per_entry_iteration > 0
     text = "\n".join(plan.lines())
     assert "CPU-hours" in text and "9 of 9" in text
+
+
+def test_solve_cli_builds_argentine_hands_natively(tmp_path, capsys):
+    import pandas as pd
+
+    from truco_lab.cli import main
+
+    argv = ["solve", "--rules", "argentino", "--ranks", "1 7 12", "--suits", "eb", "--max-stake", "1", "--score",
+            "0,0", "--dealer", "1", "--target-exploitability", "1e-5", "-q"]
+    assert main([*argv, "--tree", "native", "--out", str(tmp_path / "n")]) == 0
+    assert main([*argv, "--out", str(tmp_path / "w")]) == 0
+    import json
+
+    n, w = (json.loads((tmp_path / x / "summary.json").read_text()) for x in "nw")
+    assert n["game_value"] == pytest.approx(w["game_value"], abs=2e-5)
+    df = pd.read_parquet(tmp_path / "n" / "strategy.parquet")
+    assert {"hand", "history", "action", "probability"} <= set(df.columns)
+    assert main(["solve", "--rules", "argentino", "--score", "0,0", "--dealer", "1", "--tree", "native",
+                 "--iterations", "3", "--out", str(tmp_path / "big")]) == 2
+    assert "entries" in capsys.readouterr().err
 
 
 def test_two_workers_solve_the_same_match():

@@ -420,7 +420,8 @@ TABLE_COLUMNS = {
     "dealer": "the dealing player (the other one is mano)",
     "hand": "the acting player's three cards (Spanish notation, as dealt)",
     "history": "public actions so far, 'player:action', comma-separated; 'shows N' is a player's envido "
-               "points compared in the open after quiero, 'flor' / 'no flor' what each hand is",
+               "points compared in the open after quiero, 'has flor' / 'no flor' what each hand is "
+               "(revealed first; 'flor' is then the announcement)",
     "action": "the action, in Argentine notation",
 }
 
@@ -429,7 +430,7 @@ def _reveal_str(node_action: int, parent_envido: bool) -> str:
     v = node_action - REVEAL
     if parent_envido:
         return f"shows {v}"
-    return "flor" if v else "no flor"
+    return "has flor" if v else "no flor"
 
 
 def argentine_labels(tree: VectorTree) -> dict:

@@ -72,6 +72,9 @@ def add_parser(sub) -> None:
     so.add_argument("--table-min-reach", type=prob, default=0.0, metavar="P",
                     help="leave out information sets the equilibrium reaches with probability below P")
     add_rules_options(so, argentine_options=True)
+    so.add_argument("--tree", choices=("openspiel", "native"), default="openspiel",
+                    help="argentino: walk the OpenSpiel hand (default; the table's rows keyed by information-state "
+                         "strings) or build its native tree (far bigger hands; rows keyed by hand and history)")
     so.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     so.set_defaults(func=run, prog=PROG)
 
@@ -236,14 +239,23 @@ def _solve_generic(args: argparse.Namespace, rules: RuleSet) -> int:
                        "the paulista family)")
     a, b = args.score
     game = pyspiel.load_game(*openspiel_hand(rules, a, b, args.dealer))
-    nodes = estimate_tree_size(game)
+    native = args.tree == "native"
+    nodes = 0 if native else estimate_tree_size(game)
+    if native and not args.ignore_memory_check:
+        from truco_lab.abstraction.argentine_tree import estimate_cell_size
+
+        size = estimate_cell_size(rules, a, b, args.dealer, probes=2000)
+        if size.entries * 73 > 0.8 * available_memory_gb() * 1e9:
+            raise CliError(f"this {rules.name} hand's native tree has ~{size.entries:.1e} entries (~{size.entries * 73 / 1e9:,.0f} "
+                           f"GB at 73 bytes each), more than this machine's memory: solve a small variant "
+                           "(--ranks/--suits/--max-stake), or --ignore-memory-check")
     if nodes > MAX_WALK_NODES and not args.ignore_memory_check:
         raise CliError(f"this {rules.name} hand has ~{nodes:.1e} nodes, too many to walk into a tree on this "
                        "machine (limit 5e7): solve a small variant (--ranks/--suits/--max-stake), or "
                        "--ignore-memory-check")
     out = Path(args.out)
     describe = {"rules": rules.to_dict(), "score": [a, b], "dealer": args.dealer, "algorithm": args.algorithm,
-                "tree": "openspiel"}
+                "tree": args.tree}
     try:
         claim(out, "solve", stable_hash(describe), describe, resume=args.resume, fresh=args.fresh)
     except RunError as e:
@@ -252,7 +264,7 @@ def _solve_generic(args: argparse.Namespace, rules: RuleSet) -> int:
     t0 = time.perf_counter()
     try:
         res = solve(game, args.algorithm, iterations=args.iterations or args.max_iterations,
-                    target_exploitability=args.target_exploitability, tree="openspiel", check_every=args.check_every,
+                    target_exploitability=args.target_exploitability, tree=args.tree, check_every=args.check_every,
                     checkpoint=ck, checkpoint_every=args.checkpoint_every, resume=args.resume and ck.exists(),
                     progress=not args.quiet, max_nodes=None if args.ignore_memory_check else MAX_WALK_NODES)
     except KeyboardInterrupt:
@@ -264,7 +276,9 @@ def _solve_generic(args: argparse.Namespace, rules: RuleSet) -> int:
         res.table().write(out / "strategy.parquet")
     summary = {"run": describe, "game": str(game), "units": "points", "game_value": res.game_value,
                "exploitability": res.exploitability, "iterations": res.iterations,
-               "seconds": time.perf_counter() - t0, "infosets": int(len(res.tree.infoset_keys)),
+               "seconds": time.perf_counter() - t0,
+               "infosets": int(sum(s.tree.num_infosets for s in res.solver.solvers) if native
+                               else len(res.tree.infoset_keys)),
                "target": args.target_exploitability, "target_met": target_met,
                "history": [list(h) for h in res.history]}
     write_json(out / "summary.json", summary)
