@@ -248,6 +248,7 @@ def test_the_match_plan_prices_every_canonical_cell():
     assert "CPU-hours" in text and "9 of 9" in text
 
 
+@pytest.mark.slow
 def test_solve_cli_builds_argentine_hands_natively(tmp_path, capsys):
     import pandas as pd
 
