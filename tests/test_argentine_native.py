@@ -279,3 +279,15 @@ def test_two_workers_solve_the_same_match():
 
     pd.testing.assert_frame_equal(one, two)
     assert (one.exploitability <= 1e-4).all() and len(one) == 18
+
+
+def test_the_browser_tables_hints_for_argentino_name_legal_moves(solved_toy):
+    from truco_lab.lab.argentine_match import ArgentineStrategy
+    from truco_lab.people.explorer.api import TableHost
+
+    strat = ArgentineStrategy(solved_toy)
+    host = TableHost(strat.rules, strat, "give --solved DIR")
+    view = host.handle("/api/table/new", {"bot": "solved", "hints": "1", "seed": "3", "hand": "1"})["view"]
+    legal = {a["code"] for a in view["legal"]}
+    assert view["hints"] and {x["code"] for x in view["hints"]} <= legal
+    assert sum(x["probability"] for x in view["hints"]) == pytest.approx(1.0, abs=1e-4)

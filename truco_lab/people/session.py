@@ -112,15 +112,15 @@ class TableSession:
         if self.hints is None:
             return None
         from truco_lab.people.advice import advise
-        from truco_lab.rules.cards import parse_action
 
+        parse_action = self.rules.parse_action  # advice is in the rule set's own notation
         try:
             adv = advise(self.hints, self.st)
         except KeyError:
             return None
         if not adv.reached:
             return None
-        return [{"code": parse_action(r.action, self.rt), "action": self.w.act(parse_action(r.action, self.rt)),
+        return [{"code": parse_action(r.action), "action": self.w.act(parse_action(r.action)),
                  "probability": float(r.probability), "value": float(r.value)}
                 for r in adv.actions.itertuples() if r.value == r.value]
 
