@@ -8,6 +8,11 @@ match-win probability, prints the equity table per dealer and writes ``equity.cs
 cards are dealt), raises to 1 by default (the envido family decides the points), to 5 points.
 
     python experiments/argentine_match.py [--match-target 5] [--max-stake 1] [--out results/argentine-match]
+    python experiments/argentine_match.py --ranks "1 3 7 12" --suits eb --match-target 30 --workers 2 --out DIR
+    python experiments/argentine_match.py --ranks "1 2 3 4 5 6 7 10 11 12" --suits eboc --plan --out DIR
+
+Each solved cell is appended to DIR/cells.jsonl first, so an interrupted run resumes where it stopped;
+``--plan`` estimates every cell's native tree (any deck, the full one included) and prices the match.
 """
 
 from __future__ import annotations
