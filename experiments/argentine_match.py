@@ -26,6 +26,7 @@ from pathlib import Path
 
 from solvers.storage import atomic_write, read_json, stable_hash, write_json
 from truco_lab.lab.argentine_match import ArgentineCell, cells_to_solve, match_rules, solve_match
+from truco_lab.lab.runs import RunError, lock_folder
 from truco_lab.rules.ruleset import RuleSet
 
 
@@ -64,6 +65,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"already solved: {summary}")
         return 0
     out.mkdir(parents=True, exist_ok=True)
+    try:
+        lock_folder(out)  # a second run on this folder would append to the same cells.jsonl
+    except RunError as e:
+        print(f"argentine_match: error: {e}", file=sys.stderr)
+        return 2
     t0 = time.perf_counter()
     known = _resume(out / "cells.jsonl", key)
     from tqdm import tqdm

@@ -291,3 +291,25 @@ def test_the_browser_tables_hints_for_argentino_name_legal_moves(solved_toy):
     legal = {a["code"] for a in view["legal"]}
     assert view["hints"] and {x["code"] for x in view["hints"]} <= legal
     assert sum(x["probability"] for x in view["hints"]) == pytest.approx(1.0, abs=1e-4)
+
+
+def test_a_second_run_on_the_same_folder_is_refused(tmp_path, capsys):
+    import subprocess
+    import sys
+    import time
+
+    from experiments.argentine_match import main
+
+    out = tmp_path / "busy"
+    out.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from pathlib import Path; "
+                               "from truco_lab.lab.runs import lock_folder; lock_folder(Path(sys.argv[1])); "
+                               "print('held', flush=True); time.sleep(60)", str(out)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert main(["--match-target", "3", "--out", str(out)]) == 2
+        assert "in use by another running process" in capsys.readouterr().err
+        assert not (out / "cells.jsonl").exists()
+    finally:
+        holder.kill()
+        time.sleep(0.1)

@@ -43,7 +43,7 @@ def claim(out: Path, kind: str, key: str, describe: dict, *, resume: bool, fresh
         probe.unlink()
     except OSError as e:
         raise RunError(f"--out {out} is not writable ({e.strerror or type(e).__name__})") from None
-    _lock(out)  # before --fresh may delete anything: never under another process still running there
+    lock_folder(out)  # before --fresh may delete anything: never under another process still running there
     stamp = out / "run.json"
     contents = [p for p in out.iterdir() if not p.name.startswith(".")]
     if fresh and contents:
@@ -80,7 +80,7 @@ def claim(out: Path, kind: str, key: str, describe: dict, *, resume: bool, fresh
 _LOCKS: dict[str, object] = {}  # run folder -> the open lock file this process holds
 
 
-def _lock(out: Path) -> None:
+def lock_folder(out: Path) -> None:
     """Hold ``out/.lock`` (an advisory ``flock``) for as long as this process uses the folder, so a second
     process (a repeated command, a ``--fresh`` typed in another terminal) is refused instead of deleting or
     mixing files under a run in progress. The kernel releases it when the process ends, however it ends."""
