@@ -46,7 +46,7 @@ def leduc() -> None:
 
 
 def one_cell(score0: int, score1: int, dealer: int, vira: int, iterations: int, algorithm: str,
-             converge: list[float], rules_name: str = "paulista", threads: int = 1) -> dict:
+             converge: list[float], rules_name: str = "paulista", threads: int = 1, layout: str = "blocks") -> dict:
     """Build and time one cell in this process (navigation arrays memory-mapped, as run_cell does);
     with ``converge``, iterate on until each exploitability target (points per hand) is met."""
     from solvers.api import check_interval
@@ -60,7 +60,7 @@ def one_cell(score0: int, score1: int, dealer: int, vira: int, iterations: int, 
     tree.offload_navigation()
     build = time.perf_counter() - t
     build_peak = peak_rss_gb()
-    s = VectorSolver(tree, algorithm, threads=threads)
+    s = VectorSolver(tree, algorithm, threads=threads, layout=layout)
     s.iterate(1)  # first iteration includes numba dispatch
     t = time.perf_counter()
     s.iterate(iterations)
@@ -75,12 +75,12 @@ def one_cell(score0: int, score1: int, dealer: int, vira: int, iterations: int, 
             s.iterate(ce - s.iteration % ce)
             expl = s.exploitability()
         reached[str(target)] = s.iteration
-    state = s.regrets.nbytes + s.ssum.nbytes + (s.pred.nbytes if s.pred.size > 1 else 0)
+    state = s.state_nbytes()
     # the least an iteration must move: its solver state read and written once (regrets, sums, prediction),
     # the strategy written and read once, and the structure the kernels read (child links, counts, hands)
     moved = 2 * state + 2 * s.current_strategy().nbytes + tree.nbytes()
     return {
-        "cell": f"{rules_name} {score0}x{score1} dealer {dealer} vira class {vira} threads {threads}",
+        "cell": f"{rules_name} {score0}x{score1} dealer {dealer} vira class {vira} threads {threads} {s.layout}",
         "nodes": tree.num_nodes,
         "infosets": tree.num_infosets, "entries": tree.num_slots, "build_s": build, "s_per_iteration": per_it,
         "exploitability_s": br, "exploitability": expl, "iterations": s.iteration,
@@ -119,6 +119,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--iterations", type=int, default=10, help="timed iterations per cell")
     ap.add_argument("--algorithm", default="dcfr")
     ap.add_argument("--threads", type=int, default=1, help="threads per pass (VectorSolver(threads=))")
+    ap.add_argument("--layout", choices=("blocks", "slots"), default="blocks",
+                    help="solver state by element (solvers.blocks, the default) or by slot (the previous kernels)")
     ap.add_argument("--converge", type=float, nargs="*", default=[],
                     help="also iterate each cell to these exploitabilities (points/hand), e.g. 1e-3 2.5e-4")
     ap.add_argument("--no-leduc", action="store_true")
@@ -127,7 +129,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.one:
         a, b = (int(x) for x in args.one.split(","))
         print(json.dumps(one_cell(a, b, args.dealer, args.vira, args.iterations, args.algorithm, args.converge,
-                                  args.rules, args.threads)))
+                                  args.rules, args.threads, args.layout)))
         return
     import importlib.util  # benchmarks/bandwidth.py, beside this file (not on sys.path: see above)
 
@@ -144,7 +146,7 @@ def main(argv: list[str] | None = None) -> None:
     for cell in cells:
         p = subprocess.run([sys.executable, __file__, "--one", cell, "--vira", str(args.vira), "--dealer",
                             str(args.dealer), "--iterations", str(args.iterations), "--algorithm", args.algorithm,
-                            "--rules", args.rules, "--threads", str(args.threads),
+                            "--rules", args.rules, "--threads", str(args.threads), "--layout", args.layout,
                             "--converge", *map(str, args.converge)], capture_output=True, text=True)
         if p.returncode != 0:
             why = "killed (out of memory?)" if p.returncode < 0 else p.stderr.strip().splitlines()[-1:]

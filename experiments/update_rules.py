@@ -61,7 +61,7 @@ def _warm(solver, path: str) -> None:
     with np.load(path, allow_pickle=False) as d:
         if "regrets" not in d.files or d["regrets"].shape != solver.regrets.shape:
             raise SystemExit(f"update_rules: --warm-from {path}: not a checkpoint of a tree with this cell's shape")
-        solver.regrets[:] = d["regrets"]
+        solver.regrets = d["regrets"]
 
 
 def main(argv: list[str] | None = None) -> int:

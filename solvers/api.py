@@ -117,6 +117,7 @@ class SolveResult:
             return StrategyTable(df, self.metadata())
         t = self.tree
         avg = self.solver.average_strategy()
+        regrets = self.solver.regrets  # one copy (a solver may store them permuted)
         rows = {"infoset": [], "player": [], "action": [], "probability": [], "regret": []}
         for i, key in enumerate(t.infoset_keys):
             o = int(t.infoset_offset[i])
@@ -125,7 +126,7 @@ class SolveResult:
                 rows["player"].append(int(t.infoset_player[i]))
                 rows["action"].append(int(act))
                 rows["probability"].append(float(avg[o + a]))
-                rows["regret"].append(float(self.solver.regrets[o + a]))
+                rows["regret"].append(float(regrets[o + a]))
         return StrategyTable(pd.DataFrame(rows), self.metadata())
 
 

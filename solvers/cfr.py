@@ -384,9 +384,12 @@ class SolverState:
             raise ValueError(f"checkpoint is for a tree of shape {list(d['shape'])}, this tree is {list(shape)}")
         if str(d["algorithm"]) != self.algorithm:
             raise ValueError(f"checkpoint was made by {str(d['algorithm'])!r}, this solver runs {self.algorithm!r}")
-        self.regrets[:] = d["regrets"]
-        self.ssum[:] = d["ssum"]
-        self.pred[:] = d["pred"]
+        for name in ("regrets", "ssum", "pred"):  # assigned, not written into: a solver may store them permuted
+            cur = getattr(self, name)
+            v = np.asarray(d[name])
+            if v.shape != cur.shape:
+                raise ValueError(f"checkpoint's {name} has shape {v.shape}, this solver's {cur.shape}")
+            setattr(self, name, v.astype(cur.dtype, copy=True))
         self.iteration = int(d["iteration"])
 
 

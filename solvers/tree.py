@@ -269,17 +269,18 @@ class VectorTree:
 
     NAVIGATION = ("node_parent", "node_action", "node_child", "node_nchild", "entry_action", "elem_entry")
 
-    def offload_navigation(self, folder: str | None = None) -> int:
+    def offload_navigation(self, folder: str | None = None, names: tuple[str, ...] | None = None) -> int:
         """Move the navigation/label arrays (which the kernels never read) out of memory: each is
         written to a file, mapped read-only and the file unlinked, so its pages are file-backed and
         the kernel may drop them under pressure; labels and lookups still read them. Returns the
-        bytes moved."""
+        bytes moved. ``names``: other arrays to move instead (e.g. the slot index arrays, which the
+        element-major kernels of :mod:`solvers.blocks` never read)."""
         import os
         import tempfile
 
         moved = 0
         d = folder or tempfile.gettempdir()
-        for name in self.NAVIGATION:
+        for name in self.NAVIGATION if names is None else names:
             a = getattr(self, name)
             if a is None or isinstance(a, np.memmap) or a.nbytes < (1 << 20):
                 continue
@@ -366,8 +367,8 @@ class VectorTree:
         return total + _nested_nbytes(self.index.labels)
 
     def nbytes(self) -> int:
-        """Bytes of the structure the kernels read (labels excluded)."""
-        return sum(a.nbytes for a in (self.node_actor, self.node_util, self.node_list, self.node_len,
+        """Bytes of the structure the kernels read, in memory (labels and offloaded arrays excluded)."""
+        return sum(0 if isinstance(a, np.memmap) else a.nbytes for a in (self.node_actor, self.node_util, self.node_list, self.node_len,
                                       self.node_infoset, self.infoset_offset, self.infoset_nact,
                                       self.entry_child, self.elem_hand, self.deal_weight))
 

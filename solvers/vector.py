@@ -16,6 +16,17 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from solvers.blocks import (
+    BlockLayout,
+    block_backward,
+    block_backward_par,
+    block_forward_all,
+    block_forward_par,
+    block_match,
+    block_match_par,
+    block_strategies,
+    plan_ranges,
+)
 from solvers.cfr import _RULE_ID, PREDICTIVE, SolverState, _discounts, _normalize, _rule, _strategy_from, regret_match
 from solvers.flat import FlatSchedule, flat_forward_all, flat_forward_par, flat_match, flat_match_par
 from solvers.tree import VectorTree
@@ -26,6 +37,8 @@ NO_PAIRS = np.zeros(0)  # no per-node pair weights: terminals look every deal we
 MODE_UPDATE = 0
 MODE_EVAL = 1
 MODE_BR = 2
+LAYOUTS = ("blocks", "slots")
+SLOT_INDEX = ("entry_child", "infoset_offset", "infoset_nact", "node_infoset")  # what the block kernels do not read
 
 
 # Kernels loop over node *ranges*: a numba call per node would pass (and reference-count) a
@@ -442,7 +455,9 @@ class VectorSolver(SolverState):
 
     def __init__(self, tree: VectorTree, algorithm: str = "dcfr", alternating: bool = True, *,
                  alpha: float | None = None, beta: float | None = None, gamma: float | None = None, builder=None,
-                 threads: int | None = None) -> None:
+                 threads: int | None = None, layout: str = "blocks") -> None:
+        if layout not in LAYOUTS:
+            raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
         self._tree = tree
         self._builder = builder
         # bins = threads, fixed by the caller, never by the machine (the bins fix the summation order).
@@ -451,18 +466,87 @@ class VectorSolver(SolverState):
         self.threads = 1 if threads is None else int(threads)
         self._par = None
         self._sched = None  # the flat forward schedule (solvers.flat), made on first use; False: none
+        # element-major state (solvers.blocks) where the tree's elements come in blocks; the slot kernels
+        # otherwise. Fixed for the solver's life: the state arrays are in its order
+        self._blocks = BlockLayout.make(tree) if layout == "blocks" else None
+        self._offloaded = False
+        self.layout = "blocks" if self._blocks is not None else "slots"
         super().__init__(tree, algorithm, alternating, alpha, beta, gamma)
-        s = tree.num_slots
-        self.regrets = np.zeros(s, np.float32)
-        self.ssum = np.zeros(s, np.float32)
-        self.pred = np.zeros(s if algorithm in PREDICTIVE else 1, np.float32)
+        n = tree.num_elements if self._blocks is not None else tree.num_slots
+        self._r = np.zeros(n, np.float32)
+        self._s = np.zeros(n, np.float32)
+        self._p = np.zeros(n if algorithm in PREDICTIVE else 1, np.float32)
         self._buffers()
+
+    # regrets, strategy sums and predictions in slot order (copies in the block layout: assign, do not
+    # write into them)
+    def _state_out(self, a: np.ndarray) -> np.ndarray:
+        return a if self._blocks is None or a.shape[0] == 1 else self._layout().to_slots(a)
+
+    def _state_in(self, v, like: np.ndarray) -> np.ndarray:
+        v = np.asarray(v, np.float32)
+        if like.shape[0] == 1:
+            return v.reshape(1).copy() if v.size == 1 else np.zeros(1, np.float32)
+        if self._blocks is None:
+            return v.copy()
+        return self._layout().to_elements(v)
+
+    @property
+    def regrets(self) -> np.ndarray:
+        return self._state_out(self._r)
+
+    @regrets.setter
+    def regrets(self, v) -> None:
+        self._r = self._state_in(v, self._r)
+
+    @property
+    def ssum(self) -> np.ndarray:
+        return self._state_out(self._s)
+
+    @ssum.setter
+    def ssum(self, v) -> None:
+        self._s = self._state_in(v, self._s)
+
+    @property
+    def pred(self) -> np.ndarray:
+        return self._state_out(self._p)
+
+    @pred.setter
+    def pred(self, v) -> None:
+        self._p = self._state_in(v, self._p)
+
+    def state_nbytes(self) -> int:
+        """Bytes of solver state: regrets, strategy sums and (predictive rules) the prediction."""
+        return self._r.nbytes + self._s.nbytes + (self._p.nbytes if self._p.size > 1 else 0)
+
+    def _layout(self) -> BlockLayout:
+        if self._blocks is None or self._blocks is True:
+            self._blocks = BlockLayout.make(self.tree)
+            if self._blocks is None:
+                raise ValueError("the rebuilt tree's elements are not in blocks (a builder that is not deterministic?)")
+        if not self._offloaded and self._tree.num_slots >= PARALLEL_SLOTS:
+            # the element-major kernels never read the slot index arrays (only the boundary does: tables,
+            # checkpoints, best actions), so their pages go to a file the kernel may drop
+            self._tree.offload_navigation(names=SLOT_INDEX)
+            self._blocks.slot_elem = self._tree.entry_child  # (the layout held the in-memory copy)
+            self._offloaded = True
+        return self._blocks
+
+    def _strategy_in(self, strategy: np.ndarray) -> np.ndarray:
+        """A caller's per-slot strategy in the kernels' order."""
+        if self._blocks is None:
+            return strategy
+        t = self.tree
+        return self._layout().strategy_in(strategy, t.infoset_nact, t.infoset_offset)
 
     @property
     def tree(self) -> VectorTree:
         if self._tree is None:
             self._tree = self._builder()
             self._par = self._sched = None
+            if self._blocks is not None:
+                self._blocks = True  # remade from the rebuilt tree on first use
+                self._offloaded = False
             self._buffers()
         return self._tree
 
@@ -473,7 +557,7 @@ class VectorSolver(SolverState):
     def _buffers(self) -> None:
         self._stale = {0, 1}  # players whose working strategy and reach must be recomputed
         t = self._tree
-        self._strat = np.zeros(t.num_slots, np.float32)
+        self._strat = np.zeros(t.num_elements if self._blocks is not None else t.num_slots, np.float32)
         # own reach is a product of float32 probabilities: float32 loses nothing; values accumulate
         # many terms (and certify), so they stay float64
         self._reach = np.zeros(t.num_elements, np.float32)
@@ -486,6 +570,9 @@ class VectorSolver(SolverState):
             self._tree = None
             self._strat = self._reach = self._value = None
             self._par = self._sched = None
+            if self._blocks is not None:
+                self._blocks = True
+                self._offloaded = False
 
     # ---- kernels ------------------------------------------------------
     def _tree_args(self):
@@ -498,9 +585,15 @@ class VectorSolver(SolverState):
             t = self.tree
             ok = self.threads > 1 and t.num_slots >= PARALLEL_SLOTS
             self._par = (ParallelPlan.make(t, bins=self.threads) if ok else None) or False
-            sc = self._schedule()
-            if self._par and sc is not None:
-                self._par.flat = sc.add_plan(t, self._par.top, self._par.task_f, self._par.task_lo, self._par.task_hi)
+            if self._par and self._blocks is not None:
+                self._par.blocks = plan_ranges(self._layout(), self._par.top, self._par.task_f, self._par.task_lo,
+                                               self._par.task_hi)
+                self._par.flat = False
+            elif self._par:
+                sc = self._schedule()
+                self._par.blocks = None
+                self._par.flat = sc is not None and sc.add_plan(t, self._par.top, self._par.task_f,
+                                                                self._par.task_lo, self._par.task_hi)
         return self._par or None
 
     def _schedule(self) -> FlatSchedule | None:
@@ -509,9 +602,24 @@ class VectorSolver(SolverState):
             self._sched = FlatSchedule.make(self.tree) or False
         return self._sched or None
 
+    def _pair_weight(self) -> np.ndarray:
+        if self._blocks is not None:
+            return self._layout().pair_weight
+        sc = self._schedule()
+        return NO_PAIRS if sc is None else sc.pair_weight
+
     def _forward(self, strat: np.ndarray) -> None:
         self._stale = {0, 1}  # (a certificate's strategy, or a full refresh: _pass clears it)
-        pl, sc, t = self._plan(), self._schedule(), self.tree
+        pl, t = self._plan(), self.tree
+        if self._blocks is not None:
+            lay = self._layout()
+            if pl is None or pl.blocks is None:
+                block_forward_all(lay.parent, strat, self._reach, t.num_hands)
+            else:
+                tl, th, elo, ehi = pl.blocks
+                block_forward_par(tl, th, elo, ehi, pl.bin_start, lay.parent, strat, self._reach, t.num_hands)
+            return
+        sc = self._schedule()
         if sc is not None and (pl is None or pl.flat):
             if pl is None:
                 flat_forward_all(sc.slot_parent, t.entry_child, strat, self._reach, t.num_hands)
@@ -528,51 +636,85 @@ class VectorSolver(SolverState):
         """Player ``q``'s new strategy and the reaches after it (the other player's half is still current)."""
         pcfr = self.algorithm in PREDICTIVE
         t = self.tree
+        if self._blocks is not None:
+            lay = self._layout()
+            if self._plan() is None:
+                tot, cnt = np.empty(lay.max_list), np.empty(lay.max_list, np.int32)
+                block_match(0, t.num_nodes, q, t.node_actor, t.node_list, t.node_len, lay.block_lo, lay.block_hi, lay.parent,
+                            self._r, self._p, pcfr, self._strat, tot, cnt)
+            else:
+                block_match_par(4 * self.threads, q, t.node_actor, t.node_list, t.node_len, lay.block_lo, lay.block_hi,
+                                lay.parent, self._r, self._p, pcfr, self._strat, lay.max_list)
+            self._forward(self._strat)
+            return
         sc = self._schedule()
         if sc is not None:
             # regret matching of q's sets, then the whole flat forward (the other player's reaches come out
             # the same): measured at 10x10, one thread, 9.7 -> ~3 ns per entry against the node walk
             if self._plan() is None:
-                flat_match(0, t.num_infosets, q, sc.iplayer, t.infoset_offset, t.infoset_nact, self.regrets,
-                           self.pred, pcfr, self._strat)
+                flat_match(0, t.num_infosets, q, sc.iplayer, t.infoset_offset, t.infoset_nact, self._r,
+                           self._p, pcfr, self._strat)
             else:
-                flat_match_par(4 * self.threads, q, sc.iplayer, t.infoset_offset, t.infoset_nact, self.regrets,
-                               self.pred, pcfr, self._strat)
+                flat_match_par(4 * self.threads, q, sc.iplayer, t.infoset_offset, t.infoset_nact, self._r,
+                               self._p, pcfr, self._strat)
             self._forward(self._strat)
             return
         pl = self._plan()
         if pl is None:
-            _refresh_player(q, *self._tree_args()[:7], self.regrets, self.pred, pcfr, self._strat, self._reach)
+            _refresh_player(q, *self._tree_args()[:7], self._r, self._p, pcfr, self._strat, self._reach)
         else:
             _refresh_par(pl.top, pl.task_f, pl.task_lo, pl.task_hi, pl.bin_start, q, *self._tree_args()[:7],
-                         self.regrets, self.pred, pcfr, self._strat, self._reach)
+                         self._r, self._p, pcfr, self._strat, self._reach)
 
     def _backward(self, strat: np.ndarray, mode: int, who: int, value: np.ndarray | None = None) -> None:
         t = self.tree
         it = float(self.iteration)
         pos, neg, sdisc = _discounts(it, self.alpha, self.beta, self.gamma, self.scheduled)
-        sc = self._schedule()
+        pl = self._plan()
+        if self._blocks is not None:
+            lay = self._layout()
+            args = (t.node_actor, t.node_util, t.node_list, t.node_len, lay.block_lo, lay.block_hi, lay.parent,
+                    t.elem_hand, t.deal_weight, lay.pair_weight, strat, self._reach,
+                    self._value if value is None else value, mode, who, _RULE_ID[self.algorithm], it, pos, neg,
+                    sdisc, self._r, self._s, self._p, lay.max_list)
+            if pl is None:
+                block_backward(*args)
+            else:
+                block_backward_par(pl.top, pl.task_f, pl.task_lo, pl.task_hi, pl.task_b0, pl.task_b1, pl.bin_start,
+                                   pl.sh_start, pl.sh_off, pl.sh_len, pl.tbuf, *args)
+            return
         args = (t.node_actor, t.node_util, t.node_list, t.node_len, t.node_infoset, t.infoset_offset,
-                t.infoset_nact, t.entry_child, t.elem_hand, t.deal_weight, NO_PAIRS if sc is None else sc.pair_weight,
+                t.infoset_nact, t.entry_child, t.elem_hand, t.deal_weight, self._pair_weight(),
                 strat, self._reach,
                 self._value if value is None else value,
-                mode, who, _RULE_ID[self.algorithm], it, pos, neg, sdisc, self.regrets, self.ssum, self.pred)
-        pl = self._plan()
+                mode, who, _RULE_ID[self.algorithm], it, pos, neg, sdisc, self._r, self._s, self._p)
         if pl is None:
             _vbackward(*args)
         else:
             _vbackward_par(pl.top, pl.task_f, pl.task_lo, pl.task_hi, pl.task_b0, pl.task_b1, pl.bin_start,
                            pl.sh_start, pl.sh_off, pl.sh_len, pl.tbuf, *args)
 
-    def _pass(self, who: int) -> None:
+    def _all_strategies(self, out: np.ndarray, average: bool) -> np.ndarray:
+        """Every information set's current or average strategy into ``out`` (the kernels' order)."""
         t = self.tree
+        if self._blocks is not None:
+            lay = self._layout()
+            block_strategies(t.node_actor, t.node_list, t.node_len, lay.block_lo, lay.block_hi, lay.parent, self._r, self._p,
+                             self.algorithm in PREDICTIVE, self._s, out, average, lay.max_list)
+        elif average:
+            _normalize(self._s, t.infoset_offset, t.infoset_nact, out)
+        else:
+            _strategy_from(self._r, self._p, self.algorithm in PREDICTIVE, t.infoset_offset, t.infoset_nact, out)
+        return out
+
+    def _pass(self, who: int) -> None:
+        _ = self.tree  # first: a parked solver rebuilds its tree here, which marks both strategies stale
         if len(self._stale) == 1:
             # measured on 10x10: 1.53 -> 1.2 s/iteration, iterates unchanged
             (q,) = self._stale
             self._refresh(q)
         else:
-            _strategy_from(self.regrets, self.pred, self.algorithm in PREDICTIVE, t.infoset_offset, t.infoset_nact,
-                           self._strat)
+            self._all_strategies(self._strat, False)
             self._forward(self._strat)
         self._backward(self._strat, MODE_UPDATE, who)
         self._stale = {0, 1} if who == 2 else {who}
@@ -589,9 +731,8 @@ class VectorSolver(SolverState):
 
     # ---- profiles -----------------------------------------------------
     def average_strategy(self) -> np.ndarray:
-        out = np.zeros(self.tree.num_slots, np.float32)
-        _normalize(self.ssum, self.tree.infoset_offset, self.tree.infoset_nact, out)
-        return out
+        """The average strategy per slot."""
+        return self._state_out(self._all_strategies(np.zeros(self._s.shape[0], np.float32), True))
 
     def load_state_dict(self, d) -> None:
         super().load_state_dict(d)
@@ -602,15 +743,11 @@ class VectorSolver(SolverState):
         working strategy first, so it is free between passes): certificates cost no extra slot array,
         4 bytes per entry off the peak."""
         self._stale = {0, 1}
-        t = self.tree
-        _normalize(self.ssum, t.infoset_offset, t.infoset_nact, self._strat)
-        return self._strat
+        return self._all_strategies(self._strat, True)
 
     def current_strategy(self) -> np.ndarray:
-        out = np.zeros(self.tree.num_slots, np.float32)
-        t = self.tree
-        _strategy_from(self.regrets, self.pred, self.algorithm in PREDICTIVE, t.infoset_offset, t.infoset_nact, out)
-        return out
+        """The current (regret-matching) strategy per slot."""
+        return self._state_out(self._all_strategies(np.zeros(self._r.shape[0], np.float32), False))
 
     def _root_sum(self, p: int) -> float:
         H = self.tree.num_hands
@@ -618,13 +755,13 @@ class VectorSolver(SolverState):
 
     def game_value(self, strategy: np.ndarray | None = None) -> float:
         """Player 0's expected payoff under ``strategy`` (default: the average profile)."""
-        s = self._average_in_work() if strategy is None else strategy
+        s = self._average_in_work() if strategy is None else self._strategy_in(strategy)
         self._forward(s)
         self._backward(s, MODE_EVAL, 2)
         return self._root_sum(0)
 
     def best_response_values(self, strategy: np.ndarray | None = None) -> tuple[float, float]:
-        s = self._average_in_work() if strategy is None else strategy
+        s = self._average_in_work() if strategy is None else self._strategy_in(strategy)
         self._forward(s)
         t = self.tree
         if self._plan() is None and t.num_elements <= BR_THREAD_ELEMENTS:
@@ -665,7 +802,7 @@ class VectorSolver(SolverState):
         """``player``'s best-response value against ``strategy``, optionally with other terminal
         utilities per outcome (player 0's; player 1 receives their negation). The tree's
         utilities are restored afterwards."""
-        s = self._average_in_work() if strategy is None else strategy
+        s = self._average_in_work() if strategy is None else self._strategy_in(strategy)
         t = self.tree
         saved = t.node_util.copy() if utilities is not None else None
         try:
@@ -681,7 +818,7 @@ class VectorSolver(SolverState):
     def best_response_actions(self, player: int, strategy: np.ndarray | None = None) -> np.ndarray:
         """A pure best response: per information set of ``player``, the index of its best action
         (-1 for the other player's sets), against ``strategy``'s other half."""
-        s = self._average_in_work() if strategy is None else strategy
+        s = self._average_in_work() if strategy is None else self._strategy_in(strategy)
         t = self.tree
         self._forward(s)
         self._backward(s, MODE_BR, player)
@@ -693,13 +830,13 @@ class VectorSolver(SolverState):
     def element_reach(self, strategy: np.ndarray | None = None) -> np.ndarray:
         """Each element's own reach probability under ``strategy`` (the product of its player's own
         probabilities on the way there; chance and the opponent are not in it)."""
-        self._forward(self._average_in_work() if strategy is None else strategy)
+        self._forward(self._average_in_work() if strategy is None else self._strategy_in(strategy))
         return self._reach.copy()
 
     def slot_values(self, strategy: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(expected payoff to the actor of each slot given its information set is reached,
         probability each information set is reached), both under ``strategy``."""
-        s = self._average_in_work() if strategy is None else strategy
+        s = self._average_in_work() if strategy is None else self._strategy_in(strategy)
         self._forward(s)
         self._backward(s, MODE_EVAL, 2)
         return slot_values_of(self.tree, self._reach, self._value)
@@ -707,7 +844,9 @@ class VectorSolver(SolverState):
     def nbytes(self) -> int:
         """Bytes of solver state and working buffers (the tree not included)."""
         sched = self._sched.nbytes() if self._sched else 0
-        return sched + sum(a.nbytes for a in (self.regrets, self.ssum, self.pred, self._strat, self._reach,
+        if isinstance(self._blocks, BlockLayout):
+            sched += self._blocks.nbytes()
+        return sched + sum(a.nbytes for a in (self._r, self._s, self._p, self._strat, self._reach,
                                               self._value) if a is not None)
 
 

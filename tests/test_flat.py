@@ -14,7 +14,7 @@ RULES = RuleSet.from_options("paulista", ranks="QJKA23", suits="cd")
 
 
 def _run(tree, algorithm, threads, flat, iterations=6):
-    s = V.VectorSolver(tree, algorithm, threads=threads)
+    s = V.VectorSolver(tree, algorithm, threads=threads, layout="slots")  # the slot kernels (solvers.blocks aside)
     if not flat:
         s._sched = False  # the node walk, as before the schedule
     s.iterate(iterations)

@@ -297,10 +297,10 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
         # more near the match's end (benchmarks/warm_start.py).
         _load(solver, Path(job.warm_from), None)
         warm_it = solver.iteration
-        solver.ssum[:] = 0.0
-        solver.pred[:] = 0.0
+        solver.ssum = np.zeros_like(solver.ssum)
+        solver.pred = np.zeros_like(solver.pred)
         solver.iteration = 0
-    state_bytes = solver.regrets.nbytes + solver.ssum.nbytes + (solver.pred.nbytes if solver.pred.size > 1 else 0)
+    state_bytes = solver.state_nbytes()
     result = _iterate(job, vc, solver, progress, build_s, tree, state_bytes, solver.nbytes() + tree.nbytes())
     result.warm_start = Path(job.warm_from).name if job.warm_from and not resume else None
     result.warm_iterations = warm_it

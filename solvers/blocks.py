@@ -1,0 +1,437 @@
+"""Element-major solver state for :class:`solvers.tree.VectorTree`: a slot *is* the element it creates.
+
+Every element below the root hands is created by exactly one slot (``entry_child`` is a bijection), and
+the builders lay a decision node's new elements out as one contiguous **block**: the concatenation of its
+children's lists for the actor, in action order. Indexing regrets, strategy sums and the working
+strategy by element rather than by slot makes the children implicit:
+
+* forward: ``reach[d] = reach[parent[d]] * strat[d]`` for every element in order (elements are numbered
+  parents first), no ``entry_child`` gather;
+* a **forced** slot (the only legal action of its information set: 58-93% of the slots of a real-deck
+  cell) is marked by storing its parent's index bit-inverted (negative), so every pass handles it in one
+  step (its reach and value pass through) without counting its siblings or touching its regrets;
+* regret matching and the decision nodes of the backward pass scan a node's block contiguously, twice
+  (sums per parent element into a small per-thread scratch, then the per-slot work), instead of
+  gathering each information set's children from several child lists;
+* the kernels read no per-slot or per-information-set index arrays at all: ``parent`` (4 bytes per
+  element) replaces ``entry_child`` and ``slot_parent`` (8), and ``infoset_offset`` / ``infoset_nact``
+  (5 bytes per information set) are needed only to translate to slot order at the boundary.
+
+The arithmetic is the slot kernels' (:mod:`solvers.vector`, :mod:`solvers.flat`): the same products and
+the same sums in the same order (an information set's actions are its children's order), so iterates
+are bit-identical, tested against :class:`solvers.vector.VectorSolver`.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from solvers.cfr import _rule
+from solvers.flat import _pair_weights
+from solvers.tree import VectorTree
+
+MODE_UPDATE = 0
+MODE_EVAL = 1
+MODE_BR = 2
+
+
+class BlockLayout:
+    """The element-major view of a tree: ``parent`` per element (``~parent`` for a forced slot's element; -1
+    at the root hands, never read), each decision
+    node's block ``[block_lo[n], block_hi[n])`` (empty elsewhere), and the permutation between slots and
+    elements (``slot_elem[s]``: the element slot ``s`` creates)."""
+
+    def __init__(self, parent: np.ndarray, block_lo: np.ndarray, block_hi: np.ndarray, slot_elem: np.ndarray,
+                 max_list: int, pair_weight: np.ndarray) -> None:
+        self.pair_weight = pair_weight  # each one-against-one terminal's deal weight (solvers.flat)
+        self.parent = parent
+        self.block_lo = block_lo
+        self.block_hi = block_hi
+        self.slot_elem = slot_elem
+        self.max_list = max_list
+
+    @classmethod
+    def make(cls, tree: VectorTree) -> BlockLayout | None:
+        """The layout, or ``None`` when the tree's elements are not in blocks (then the slot kernels stay)."""
+        n_el = tree.num_elements
+        itype = np.int32 if n_el < 2**31 else np.int64
+        parent = np.full(n_el, -1, itype)
+        lo = np.zeros(tree.num_nodes, itype)
+        hi = np.zeros(tree.num_nodes, itype)
+        ok = _make_blocks(tree.node_actor, tree.node_list, tree.node_len, tree.node_infoset, tree.infoset_offset,
+                          tree.infoset_nact, tree.entry_child, 2 * tree.num_hands, parent, lo, hi)
+        if not ok:
+            return None
+        pw = np.empty(tree.num_nodes)
+        _pair_weights(tree.node_actor, tree.node_list, tree.node_len, tree.elem_hand, tree.deal_weight, pw)
+        return cls(parent, lo, hi, np.asarray(tree.entry_child), int(np.asarray(tree.node_len).max(initial=1)), pw)
+
+    def to_elements(self, by_slot: np.ndarray, fill: float = 0.0) -> np.ndarray:
+        """A per-slot array in element order (root hands get ``fill``)."""
+        out = np.full(self.parent.shape[0], fill, by_slot.dtype)
+        out[self.slot_elem] = by_slot
+        return out
+
+    def strategy_in(self, by_slot: np.ndarray, nact: np.ndarray, ioff: np.ndarray) -> np.ndarray:
+        """A caller's per-slot strategy in element order, forced slots exactly 1 (the block kernels pass a
+        forced slot's value through as ``1.0 * x``; the slot kernels never read its probability)."""
+        out = self.to_elements(np.asarray(by_slot, np.float32), 1.0)
+        out[self.slot_elem[np.asarray(ioff)[np.asarray(nact) == 1]]] = 1.0
+        return out
+
+    def to_slots(self, by_elem: np.ndarray) -> np.ndarray:
+        """A per-element array in slot order."""
+        return by_elem[self.slot_elem]
+
+    def nbytes(self) -> int:
+        return self.parent.nbytes + self.block_lo.nbytes + self.block_hi.nbytes + self.pair_weight.nbytes
+
+
+@nb.njit(cache=True)
+def _make_blocks(actor, nlist, nlen, ninfo, ioff, inact, echild, roots, parent, lo, hi):
+    """Parents and blocks; false unless every decision node's slots create one contiguous element range in
+    which each information set's actions come in slot order and every element follows its parent."""
+    for n in range(actor.shape[0]):
+        p = actor[n]
+        if p < 0:
+            continue
+        ls = nlist[n, p]
+        i0 = ninfo[n]
+        b_lo = np.int64(roots) + np.int64(parent.shape[0])
+        b_hi = np.int64(-1)
+        count = 0
+        for k in range(nlen[n, p]):
+            o = ioff[i0 + k]
+            last = -1
+            for a in range(inact[i0 + k]):
+                d = echild[o + a]
+                if d <= last or d < roots or d <= ls + k:
+                    return False
+                last = d
+                parent[d] = ls + k if inact[i0 + k] > 1 else ~(ls + k)  # forced: the parent's bits inverted
+                b_lo = min(b_lo, d)
+                b_hi = max(b_hi, d + 1)
+                count += 1
+        if count == 0:
+            lo[n] = 0
+            hi[n] = 0
+        elif b_hi - b_lo != count:
+            return False
+        else:
+            lo[n] = b_lo
+            hi[n] = b_hi
+    return True
+
+
+@nb.njit(cache=True, nogil=True)
+def block_forward(lo, hi, parent, strat, reach):
+    """Own reach of elements ``lo .. hi-1`` (each after its parent)."""
+    for d in range(lo, hi):
+        q = parent[d]
+        if q < 0:
+            reach[d] = reach[~q]  # forced: probability 1, the product's bits
+        else:
+            reach[d] = reach[q] * strat[d]
+
+
+@nb.njit(cache=True, nogil=True)
+def block_forward_all(parent, strat, reach, H):
+    for i in range(2 * H):
+        reach[i] = 1.0
+    block_forward(2 * H, parent.shape[0], parent, strat, reach)
+
+
+@nb.njit(cache=True, nogil=True)
+def block_match(lo, hi, q, actor, nlist, nlen, blo, bhi, parent, regrets, pred, use_pred, strat, tot, cnt):
+    """Regret matching of player ``q``'s decision nodes among ``lo .. hi-1``: the same sums in the same
+    order as :func:`solvers.cfr.regret_match` (a parent's children come in action order); a forced slot's
+    probability is 1, as regret matching of one action gives."""
+    for n in range(lo, hi):
+        if actor[n] != q:
+            continue
+        a0 = blo[n]
+        a1 = bhi[n]
+        if a1 <= a0:
+            continue
+        ls = nlist[n, q]
+        for k in range(nlen[n, q]):
+            tot[k] = 0.0
+            cnt[k] = 0
+        for d in range(a0, a1):
+            k = parent[d]
+            if k < 0:
+                strat[d] = 1.0
+                continue
+            k -= ls
+            x = regrets[d] + (pred[d] if use_pred else 0.0)
+            x = x if x > 0.0 else 0.0
+            strat[d] = x
+            tot[k] += x
+            cnt[k] += 1
+        for d in range(a0, a1):
+            k = parent[d]
+            if k >= 0:
+                t = tot[k - ls]
+                strat[d] = strat[d] / t if t > 0.0 else 1.0 / cnt[k - ls]
+
+
+@nb.njit(cache=True, nogil=True)
+def block_normalize(lo, hi, actor, nlist, nlen, blo, bhi, parent, ssum, out, tot, cnt):
+    """The average strategy of decision nodes ``lo .. hi-1`` (as :func:`solvers.cfr.normalize_block`)."""
+    for n in range(lo, hi):
+        p = actor[n]
+        if p < 0 or bhi[n] <= blo[n]:
+            continue
+        ls = nlist[n, p]
+        for k in range(nlen[n, p]):
+            tot[k] = 0.0
+            cnt[k] = 0
+        for d in range(blo[n], bhi[n]):
+            k = parent[d]
+            if k < 0:
+                out[d] = 1.0
+                continue
+            tot[k - ls] += ssum[d]
+            cnt[k - ls] += 1
+        for d in range(blo[n], bhi[n]):
+            k = parent[d]
+            if k >= 0:
+                t = tot[k - ls]
+                out[d] = ssum[d] / t if t > 0.0 else 1.0 / cnt[k - ls]
+
+
+@nb.njit(cache=True, inline="always")
+def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat,
+                reach, value, mode, who, alg, t, disc, regrets, ssum, pred, vi, cnt):
+    """Counterfactual values of nodes ``hi-1 .. lo`` (as ``solvers.vector._back_body``); a decision
+    node's block is scanned twice: each parent's value (children in action order), then the updates."""
+    pos, neg, sdisc = disc
+    want0 = mode == MODE_EVAL or who == 0 or who == 2
+    want1 = mode == MODE_EVAL or who == 1 or who == 2
+    npw = pairw.shape[0] > 0
+    br_init = -np.inf
+    for n in range(hi - 1, lo - 1, -1):
+        p = actor[n]
+        if p < 0:  # a terminal: the slot kernel's arithmetic (solvers.vector._back_body)
+            u = util[n]
+            if u == 0.0:
+                continue
+            s0 = nlist[n, 0]
+            n0 = nlen[n, 0]
+            s1 = nlist[n, 1]
+            n1 = nlen[n, 1]
+            if npw and n0 == 1 and n1 == 1:
+                w = pairw[n]
+                if want0:
+                    if s0 == l0:
+                        tb[b0] += u * (w * reach[s1])
+                    else:
+                        value[s0] += u * (w * reach[s1])
+                if want1:
+                    if s1 == l1:
+                        tb[b1] -= u * (w * reach[s0])
+                    else:
+                        value[s1] -= u * (w * reach[s0])
+                continue
+            if want0:
+                for i in range(n0):
+                    row = ehand[s0 + i]
+                    acc = 0.0
+                    for j in range(n1):
+                        acc += W[row, ehand[s1 + j]] * reach[s1 + j]
+                    if s0 == l0:
+                        tb[b0 + i] += u * acc
+                    else:
+                        value[s0 + i] += u * acc
+            if want1:
+                for j in range(n1):
+                    col = ehand[s1 + j]
+                    acc = 0.0
+                    for i in range(n0):
+                        acc += W[ehand[s0 + i], col] * reach[s0 + i]
+                    if s1 == l1:
+                        tb[b1 + j] -= u * acc
+                    else:
+                        value[s1 + j] -= u * acc
+            continue
+        if (p == 0 and not want0) or (p == 1 and not want1):
+            continue
+        a0 = blo[n]
+        a1 = bhi[n]
+        if a1 <= a0:
+            continue
+        ls = nlist[n, p]
+        L = nlen[n, p]
+        shared = ls == (l0 if p == 0 else l1)
+        bo = b0 if p == 0 else b1
+        br = mode == MODE_BR and p == who
+        for k in range(L):
+            vi[k] = br_init if br else 0.0
+            cnt[k] = 0
+        choice = False
+        for d in range(a0, a1):
+            k = parent[d]
+            if k < 0:  # forced: the value passes through, as in the slot kernel
+                if shared:
+                    tb[bo + ~k - ls] += value[d]
+                else:
+                    value[~k] += value[d]
+                continue
+            k -= ls
+            cnt[k] = 1
+            choice = True
+            if br:
+                x = value[d]
+                if x > vi[k]:
+                    vi[k] = x
+            else:
+                vi[k] += strat[d] * value[d]
+        if not choice:
+            continue
+        if shared:
+            for k in range(L):
+                if cnt[k]:
+                    tb[bo + k] += vi[k]
+        else:
+            for k in range(L):
+                if cnt[k]:
+                    value[ls + k] += vi[k]
+        if mode == MODE_UPDATE:
+            for d in range(a0, a1):
+                k = parent[d]
+                if k >= 0:
+                    _rule(alg, t, pos, neg, sdisc, regrets, ssum, pred, d, value[d] - vi[k - ls],
+                          reach[k] * strat[d])
+
+
+@nb.njit(cache=True, nogil=True)
+def block_range(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat,
+                reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred, vi, cnt):
+    """``_block_body`` with a constant algorithm per call (the update rule's branches leave the loop)."""
+    if alg == 0:
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat,
+                    reach, value, mode, who, 0, t, (pos, neg, sdisc), regrets, ssum, pred, vi, cnt)
+    elif alg == 1:
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat,
+                    reach, value, mode, who, 1, t, (pos, neg, sdisc), regrets, ssum, pred, vi, cnt)
+    elif alg == 2:
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat,
+                    reach, value, mode, who, 2, t, (pos, neg, sdisc), regrets, ssum, pred, vi, cnt)
+    elif alg == 3:
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat,
+                    reach, value, mode, who, 3, t, (pos, neg, sdisc), regrets, ssum, pred, vi, cnt)
+    elif alg == 4:
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat,
+                    reach, value, mode, who, 4, t, (pos, neg, sdisc), regrets, ssum, pred, vi, cnt)
+    else:
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat,
+                    reach, value, mode, who, alg, t, (pos, neg, sdisc), regrets, ssum, pred, vi, cnt)
+
+
+@nb.njit(cache=True, nogil=True)
+def block_backward(actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat, reach, value, mode, who, alg,
+                   t, pos, neg, sdisc, regrets, ssum, pred, max_list):
+    """The backward pass over the whole tree, single-threaded."""
+    value[:] = 0.0
+    tb = np.zeros(1)
+    vi = np.empty(max_list)
+    cnt = np.empty(max_list, np.int32)
+    block_range(0, actor.shape[0], -1, -1, 0, 0, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw,
+                strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred, vi, cnt)
+
+
+@nb.njit(cache=True, parallel=True)
+def block_backward_par(top, task_f, task_lo, task_hi, task_b0, task_b1, bin_start, sh_start, sh_off, sh_len, tbuf,
+                       actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat, reach, value, mode, who,
+                       alg, t, pos, neg, sdisc, regrets, ssum, pred, max_list):
+    """The backward pass with a :class:`solvers.vector.ParallelPlan`'s subtrees in parallel, summed in the
+    same fixed order as ``solvers.vector._vbackward_par`` (bit-identical to it)."""
+    value[:] = 0.0
+    tbuf[:] = 0.0
+    for b in nb.prange(bin_start.shape[0] - 1):
+        tb = tbuf[b]
+        vi = np.empty(max_list)
+        cnt = np.empty(max_list, np.int32)
+        for ti in range(bin_start[b], bin_start[b + 1]):
+            f = task_f[ti]
+            l0 = nlist[f, 0]
+            l1 = nlist[f, 1]
+            block_range(task_lo[ti], task_hi[ti], l0, l1, task_b0[ti], task_b1[ti], tb, actor, util, nlist, nlen,
+                        blo, bhi, parent, ehand, W, pairw, strat, reach, value, mode, who, alg, t, pos, neg, sdisc,
+                        regrets, ssum, pred, vi, cnt)
+            block_range(f, f + 1, l0, l1, task_b0[ti], task_b1[ti], tb, actor, util, nlist, nlen, blo, bhi, parent,
+                        ehand, W, pairw, strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred,
+                        vi, cnt)
+    for r in range(sh_start.shape[0]):
+        st = sh_start[r]
+        off = sh_off[r]
+        for k in range(sh_len[r]):
+            acc = 0.0
+            for b in range(tbuf.shape[0]):
+                acc += tbuf[b, off + k]
+            value[st + k] += acc
+    dummy = np.zeros(1)
+    vi = np.empty(max_list)
+    cnt = np.empty(max_list, np.int32)
+    for j in range(top.shape[0] - 1, -1, -1):
+        block_range(top[j], top[j] + 1, -1, -1, 0, 0, dummy, actor, util, nlist, nlen, blo, bhi, parent, ehand, W,
+                    pairw, strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred, vi, cnt)
+
+
+@nb.njit(cache=True, parallel=True)
+def block_forward_par(top_lo, top_hi, task_elo, task_ehi, bin_start, parent, strat, reach, H):
+    """The forward pass with the subtrees in parallel: the blocks above the frontier first (node order),
+    then each bin's subtrees' element ranges."""
+    for i in range(2 * H):
+        reach[i] = 1.0
+    for j in range(top_lo.shape[0]):
+        block_forward(top_lo[j], top_hi[j], parent, strat, reach)
+    for b in nb.prange(bin_start.shape[0] - 1):
+        for ti in range(bin_start[b], bin_start[b + 1]):
+            block_forward(task_elo[ti], task_ehi[ti], parent, strat, reach)
+
+
+@nb.njit(cache=True, parallel=True)
+def block_match_par(chunks, q, actor, nlist, nlen, blo, bhi, parent, regrets, pred, use_pred, strat, max_list):
+    """:func:`block_match` over all nodes in ``chunks`` parallel pieces (nodes are independent)."""
+    n = actor.shape[0]
+    for c in nb.prange(chunks):
+        tot = np.empty(max_list)
+        cnt = np.empty(max_list, np.int32)
+        block_match(c * n // chunks, (c + 1) * n // chunks, q, actor, nlist, nlen, blo, bhi, parent, regrets, pred,
+                    use_pred, strat, tot, cnt)
+
+
+@nb.njit(cache=True)
+def block_strategies(actor, nlist, nlen, blo, bhi, parent, regrets, pred, use_pred, ssum, out, average, max_list):
+    """Every node's current (regret matching, both players) or ``average`` strategy into ``out``."""
+    tot = np.empty(max_list)
+    cnt = np.empty(max_list, np.int32)
+    n = actor.shape[0]
+    if average:
+        block_normalize(0, n, actor, nlist, nlen, blo, bhi, parent, ssum, out, tot, cnt)
+    else:
+        block_match(0, n, 0, actor, nlist, nlen, blo, bhi, parent, regrets, pred, use_pred, out, tot, cnt)
+        block_match(0, n, 1, actor, nlist, nlen, blo, bhi, parent, regrets, pred, use_pred, out, tot, cnt)
+
+
+def plan_ranges(layout: BlockLayout, top: np.ndarray, task_f: np.ndarray, task_lo: np.ndarray,
+                task_hi: np.ndarray) -> tuple[np.ndarray, ...] | None:
+    """Element ranges for a parallel plan: each task's blocks as one range (``None`` if they are not
+    contiguous) and the top nodes' blocks in node order."""
+    lo, hi = layout.block_lo, layout.block_hi
+    size = hi - lo
+    elo = np.zeros(len(task_f), np.int64)
+    ehi = np.zeros(len(task_f), np.int64)
+    for t, (f, a, b) in enumerate(zip(task_f, task_lo, task_hi, strict=True)):
+        nodes = np.append(np.arange(a, b), f)
+        nodes = nodes[size[nodes] > 0]
+        if not len(nodes):
+            continue
+        x, y = lo[nodes].min(), hi[nodes].max()
+        if y - x != size[nodes].sum():
+            return None
+        elo[t], ehi[t] = x, y
+    keep = top[size[top] > 0]
+    return lo[keep].copy(), hi[keep].copy(), elo, ehi

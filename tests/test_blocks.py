@@ -1,0 +1,126 @@
+"""The element-major layout (solvers.blocks) leaves every iterate, value and certificate bit-identical to
+the slot kernels it replaces, on one thread and two, for every update rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import solvers.vector as V
+from solvers.blocks import BlockLayout
+from solvers.cfr import ALGORITHMS
+from truco_lab.abstraction.tree import build_cell
+from truco_lab.rules.ruleset import RuleSet
+
+RULES = RuleSet.from_options("paulista", ranks="QJKA23", suits="cd")
+
+
+@pytest.fixture(scope="module")
+def tree():
+    return build_cell(RULES, 9, 9, 1, 0)
+
+
+def _pair(tree, algorithm, threads=1, alternating=True, iterations=5):
+    a = V.VectorSolver(tree, algorithm, alternating, threads=threads, layout="slots")
+    b = V.VectorSolver(tree, algorithm, alternating, threads=threads, layout="blocks")
+    assert (a.layout, b.layout) == ("slots", "blocks")
+    a.iterate(iterations)
+    b.iterate(iterations)
+    return a, b
+
+
+def _same_state(a, b) -> None:
+    assert np.array_equal(a.regrets, b.regrets) and np.array_equal(a.ssum, b.ssum)
+    assert np.array_equal(a.pred, b.pred) and a.iteration == b.iteration
+    assert np.array_equal(a.average_strategy(), b.average_strategy())
+    assert np.array_equal(a.current_strategy(), b.current_strategy())
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_every_rule_iterates_bit_identically(tree, algorithm):
+    a, b = _pair(tree, algorithm)
+    _same_state(a, b)
+    assert a.exploitability() == b.exploitability()
+    assert a.game_value() == b.game_value()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("alternating", [True, False])
+def test_threads_and_simultaneous_updates(monkeypatch, tree, threads, alternating):
+    monkeypatch.setattr(V, "PARALLEL_SLOTS", 10)  # the parallel plan on a small tree too
+    a, b = _pair(tree, "dcfr", threads, alternating)
+    if threads > 1:
+        assert b._plan() is not None and b._plan().blocks is not None  # the parallel block passes ran
+    _same_state(a, b)
+    assert a.best_response_values() == b.best_response_values()
+    assert np.array_equal(a.element_reach(), b.element_reach())
+
+
+def test_certificates_of_a_callers_strategy(tree):
+    a, b = _pair(tree, "dcfr", iterations=4)
+    s = a.current_strategy()  # a strategy from outside, not the solver's average
+    for p in (0, 1):
+        assert a.best_response_value(p, s) == b.best_response_value(p, s)
+        assert np.array_equal(a.best_response_actions(p, s), b.best_response_actions(p, s))
+    assert a.game_value(s) == b.game_value(s)
+    av, ar = a.slot_values(s)
+    bv, br = b.slot_values(s)
+    assert np.array_equal(av, bv, equal_nan=True) and np.array_equal(ar, br)
+    # a forced slot's probability is 1 whatever the caller's array holds (a table without forced rows)
+    z = s.copy()
+    z[tree.infoset_offset[tree.infoset_nact == 1]] = 0.0
+    assert b.best_response_value(0, z) == a.best_response_value(0, s)
+
+
+def test_checkpoints_cross_layouts(tree):
+    a, b = _pair(tree, "pcfr+", iterations=3)
+    c = V.VectorSolver(tree, "pcfr+", layout="slots")
+    c.load_state_dict(b.state_dict())  # a block solver's checkpoint is in slot order
+    d = V.VectorSolver(tree, "pcfr+", layout="blocks")
+    d.load_state_dict(a.state_dict())
+    for x in (c, d):
+        x.iterate(2)
+    a.iterate(2)
+    _same_state(a, c)
+    _same_state(a, d)
+
+
+def test_parked_and_rebuilt(tree):
+    a = V.VectorSolver(tree, "dcfr", layout="slots")
+    b = V.VectorSolver(build_cell(RULES, 9, 9, 1, 0), "dcfr", builder=lambda: build_cell(RULES, 9, 9, 1, 0))
+    a.iterate(2)
+    b.iterate(2)
+    b.park(min_slots=0)
+    assert b._tree is None
+    a.iterate(2)
+    b.iterate(2)  # the tree and its layout are remade
+    _same_state(a, b)
+
+
+def test_layout_blocks_and_parents(tree):
+    lay = BlockLayout.make(tree)
+    H = tree.num_hands
+    # every slot's element has its information set's element as parent, and the blocks cover every
+    # element below the roots exactly once
+    node = tree.infoset_node()
+    rank = np.arange(tree.num_infosets) - tree.node_infoset[node]
+    elem = tree.node_list[node, tree.node_actor[node]] + rank
+    slot_parent = np.repeat(elem, tree.infoset_nact.astype(np.int64))
+    par = lay.parent[tree.entry_child]
+    assert np.array_equal(np.where(par < 0, ~par, par), slot_parent)
+    forced = np.repeat(tree.infoset_nact == 1, tree.infoset_nact.astype(np.int64))
+    assert np.array_equal(par < 0, forced)  # forced slots are marked, choices are not
+    assert (lay.parent[:2 * H] == -1).all()
+    sizes = (lay.block_hi - lay.block_lo).astype(np.int64)
+    assert sizes.sum() == tree.num_elements - 2 * H
+    x = np.zeros(tree.num_elements, np.int64)
+    for lo, hi in zip(lay.block_lo[sizes > 0], lay.block_hi[sizes > 0], strict=True):
+        x[lo:hi] += 1
+    assert (x[2 * H:] == 1).all()
+    slots = np.arange(tree.num_slots, dtype=np.float32)
+    assert np.array_equal(lay.to_slots(lay.to_elements(slots)), slots)
+
+
+def test_unknown_layout_is_refused(tree):
+    with pytest.raises(ValueError, match="layout must be one of blocks, slots, got 'rows'"):
+        V.VectorSolver(tree, layout="rows")
