@@ -39,16 +39,17 @@ MODE_BR = 2
 class BlockLayout:
     """The element-major view of a tree: ``parent`` per element (``~parent`` for a forced slot's element; -1
     at the root hands, never read), each decision
-    node's block ``[block_lo[n], block_hi[n])`` (empty elsewhere), and the permutation between slots and
-    elements (``slot_elem[s]``: the element slot ``s`` creates)."""
+    node's block ``[block_lo[n], block_hi[n])`` (empty elsewhere), and where each node's **choices** (the
+    elements of slots that are not forced) start in the kernels' state arrays, which hold choices only."""
 
-    def __init__(self, parent: np.ndarray, block_lo: np.ndarray, block_hi: np.ndarray, slot_elem: np.ndarray,
-                 max_list: int, pair_weight: np.ndarray) -> None:
+    def __init__(self, parent: np.ndarray, block_lo: np.ndarray, block_hi: np.ndarray, choice_base: np.ndarray,
+                 num_choices: int, max_list: int, pair_weight: np.ndarray) -> None:
         self.pair_weight = pair_weight  # each one-against-one terminal's deal weight (solvers.flat)
+        self.choice_base = choice_base  # per decision node: the choice rank of its block's first choice
+        self.num_choices = num_choices
         self.parent = parent
         self.block_lo = block_lo
         self.block_hi = block_hi
-        self.slot_elem = slot_elem
         self.max_list = max_list
 
     @classmethod
@@ -63,29 +64,35 @@ class BlockLayout:
                           tree.infoset_nact, tree.entry_child, 2 * tree.num_hands, parent, lo, hi)
         if not ok:
             return None
+        cbase = np.zeros(tree.num_nodes, itype)
+        num_choices = _choice_bases(tree.node_actor, lo, hi, parent, cbase)
         pw = np.empty(tree.num_nodes)
         _pair_weights(tree.node_actor, tree.node_list, tree.node_len, tree.elem_hand, tree.deal_weight, pw)
-        return cls(parent, lo, hi, np.asarray(tree.entry_child), int(np.asarray(tree.node_len).max(initial=1)), pw)
+        return cls(parent, lo, hi, cbase, int(num_choices), int(np.asarray(tree.node_len).max(initial=1)), pw)
 
-    def to_elements(self, by_slot: np.ndarray, fill: float = 0.0) -> np.ndarray:
-        """A per-slot array in element order (root hands get ``fill``)."""
-        out = np.full(self.parent.shape[0], fill, by_slot.dtype)
-        out[self.slot_elem] = by_slot
+    def choice_slots(self, tree: VectorTree) -> np.ndarray:
+        """The slot of each choice, in choice order (made on demand from ``tree``'s slot index: only the
+        boundary needs it)."""
+        out = np.empty(self.num_choices, np.int64)
+        _choice_slots(tree.node_actor, tree.node_list, tree.node_len, tree.node_infoset, tree.infoset_offset,
+                      tree.infoset_nact, tree.entry_child, self.block_lo, self.block_hi, self.choice_base,
+                      self.parent, out)
         return out
 
-    def strategy_in(self, by_slot: np.ndarray, nact: np.ndarray, ioff: np.ndarray) -> np.ndarray:
-        """A caller's per-slot strategy in element order, forced slots exactly 1 (the block kernels pass a
-        forced slot's value through as ``1.0 * x``; the slot kernels never read its probability)."""
-        out = self.to_elements(np.asarray(by_slot, np.float32), 1.0)
-        out[self.slot_elem[np.asarray(ioff)[np.asarray(nact) == 1]]] = 1.0
-        return out
+    def to_choices(self, tree: VectorTree, by_slot: np.ndarray) -> np.ndarray:
+        """A per-slot array as the kernels store it: its choice slots only, in choice order."""
+        return np.ascontiguousarray(np.asarray(by_slot)[self.choice_slots(tree)])
 
-    def to_slots(self, by_elem: np.ndarray) -> np.ndarray:
-        """A per-element array in slot order."""
-        return by_elem[self.slot_elem]
+    def to_slots(self, tree: VectorTree, by_choice: np.ndarray, fill: float = 0.0) -> np.ndarray:
+        """A per-choice array in slot order, forced slots ``fill`` (0 for regrets and sums, which a forced
+        slot never accumulates; 1 for a strategy)."""
+        out = np.full(tree.num_slots, fill, by_choice.dtype)
+        out[self.choice_slots(tree)] = by_choice
+        return out
 
     def nbytes(self) -> int:
-        return self.parent.nbytes + self.block_lo.nbytes + self.block_hi.nbytes + self.pair_weight.nbytes
+        return (self.parent.nbytes + self.block_lo.nbytes + self.block_hi.nbytes + self.choice_base.nbytes
+                + self.pair_weight.nbytes)
 
 
 @nb.njit(cache=True)
@@ -124,29 +131,73 @@ def _make_blocks(actor, nlist, nlen, ninfo, ioff, inact, echild, roots, parent, 
     return True
 
 
+@nb.njit(cache=True)
+def _choice_bases(actor, lo, hi, parent, cbase):
+    """Each decision node's first choice rank (choices are numbered in element order); the count."""
+    c = 0
+    n_nodes = actor.shape[0]
+    # blocks in element order: decision nodes sorted by their block's start
+    order = np.argsort(lo)
+    for j in range(n_nodes):
+        n = order[j]
+        if actor[n] < 0 or hi[n] <= lo[n]:
+            continue
+        cbase[n] = c
+        for d in range(lo[n], hi[n]):
+            if parent[d] >= 0:
+                c += 1
+    return c
+
+
+@nb.njit(cache=True)
+def _choice_slots(actor, nlist, nlen, ninfo, ioff, inact, echild, lo, hi, cbase, parent, out):
+    """``out[c]``: the slot creating choice ``c``, block by block (a block-sized scratch, no per-element one)."""
+    width = 1
+    for n in range(actor.shape[0]):
+        width = max(width, hi[n] - lo[n])
+    local = np.empty(width, np.int64)
+    for n in range(actor.shape[0]):
+        p = actor[n]
+        if p < 0 or hi[n] <= lo[n]:
+            continue
+        r = 0
+        for d in range(lo[n], hi[n]):
+            local[d - lo[n]] = r if parent[d] >= 0 else -1
+            r += parent[d] >= 0
+        i0 = ninfo[n]
+        for k in range(nlen[n, p]):
+            o = ioff[i0 + k]
+            for a in range(inact[i0 + k]):
+                x = local[echild[o + a] - lo[n]]
+                if x >= 0:
+                    out[cbase[n] + x] = o + a
+
+
 @nb.njit(cache=True, nogil=True)
-def block_forward(lo, hi, parent, strat, reach):
-    """Own reach of elements ``lo .. hi-1`` (each after its parent)."""
+def block_forward(lo, hi, c0, parent, strat, reach):
+    """Own reach of elements ``lo .. hi-1`` (each after its parent); ``c0``: the choice rank at ``lo``."""
+    c = c0
     for d in range(lo, hi):
         q = parent[d]
         if q < 0:
             reach[d] = reach[~q]  # forced: probability 1, the product's bits
         else:
-            reach[d] = reach[q] * strat[d]
+            reach[d] = reach[q] * strat[c]
+            c += 1
 
 
 @nb.njit(cache=True, nogil=True)
 def block_forward_all(parent, strat, reach, H):
     for i in range(2 * H):
         reach[i] = 1.0
-    block_forward(2 * H, parent.shape[0], parent, strat, reach)
+    block_forward(2 * H, parent.shape[0], 0, parent, strat, reach)
 
 
 @nb.njit(cache=True, nogil=True)
-def block_match(lo, hi, q, actor, nlist, nlen, blo, bhi, parent, regrets, pred, use_pred, strat, tot, cnt):
+def block_match(lo, hi, q, actor, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, strat, tot, cnt):
     """Regret matching of player ``q``'s decision nodes among ``lo .. hi-1``: the same sums in the same
-    order as :func:`solvers.cfr.regret_match` (a parent's children come in action order); a forced slot's
-    probability is 1, as regret matching of one action gives."""
+    order as :func:`solvers.cfr.regret_match` (a parent's children come in action order). Forced slots
+    have no state: their probability is 1 wherever it is read."""
     for n in range(lo, hi):
         if actor[n] != q:
             continue
@@ -158,26 +209,29 @@ def block_match(lo, hi, q, actor, nlist, nlen, blo, bhi, parent, regrets, pred, 
         for k in range(nlen[n, q]):
             tot[k] = 0.0
             cnt[k] = 0
+        c = cbase[n]
         for d in range(a0, a1):
             k = parent[d]
             if k < 0:
-                strat[d] = 1.0
                 continue
             k -= ls
-            x = regrets[d] + (pred[d] if use_pred else 0.0)
+            x = regrets[c] + (pred[c] if use_pred else 0.0)
             x = x if x > 0.0 else 0.0
-            strat[d] = x
+            strat[c] = x
             tot[k] += x
             cnt[k] += 1
+            c += 1
+        c = cbase[n]
         for d in range(a0, a1):
             k = parent[d]
             if k >= 0:
                 t = tot[k - ls]
-                strat[d] = strat[d] / t if t > 0.0 else 1.0 / cnt[k - ls]
+                strat[c] = strat[c] / t if t > 0.0 else 1.0 / cnt[k - ls]
+                c += 1
 
 
 @nb.njit(cache=True, nogil=True)
-def block_normalize(lo, hi, actor, nlist, nlen, blo, bhi, parent, ssum, out, tot, cnt):
+def block_normalize(lo, hi, actor, nlist, nlen, blo, bhi, parent, cbase, ssum, out, tot, cnt):
     """The average strategy of decision nodes ``lo .. hi-1`` (as :func:`solvers.cfr.normalize_block`)."""
     for n in range(lo, hi):
         p = actor[n]
@@ -187,26 +241,29 @@ def block_normalize(lo, hi, actor, nlist, nlen, blo, bhi, parent, ssum, out, tot
         for k in range(nlen[n, p]):
             tot[k] = 0.0
             cnt[k] = 0
+        c = cbase[n]
         for d in range(blo[n], bhi[n]):
             k = parent[d]
-            if k < 0:
-                out[d] = 1.0
-                continue
-            tot[k - ls] += ssum[d]
-            cnt[k - ls] += 1
+            if k >= 0:
+                tot[k - ls] += ssum[c]
+                cnt[k - ls] += 1
+                c += 1
+        c = cbase[n]
         for d in range(blo[n], bhi[n]):
             k = parent[d]
             if k >= 0:
                 t = tot[k - ls]
-                out[d] = ssum[d] / t if t > 0.0 else 1.0 / cnt[k - ls]
+                out[c] = ssum[c] / t if t > 0.0 else 1.0 / cnt[k - ls]
+                c += 1
 
 
 @nb.njit(cache=True, inline="always")
-def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat,
-                reach, value, mode, who, alg, t, disc, regrets, ssum, pred, vi, cnt):
+def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat,
+                reach, value, mode, who, alg, t, disc, regrets, ssum, pred, scratch):
     """Counterfactual values of nodes ``hi-1 .. lo`` (as ``solvers.vector._back_body``); a decision
     node's block is scanned twice: each parent's value (children in action order), then the updates."""
-    pos, neg, sdisc = disc
+    pos, neg, sdisc = disc  # tuples: numba inlines functions of at most ~31 arguments
+    vi, cnt = scratch
     want0 = mode == MODE_EVAL or who == 0 or who == 2
     want1 = mode == MODE_EVAL or who == 1 or who == 2
     npw = pairw.shape[0] > 0
@@ -270,6 +327,7 @@ def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, 
             vi[k] = br_init if br else 0.0
             cnt[k] = 0
         choice = False
+        c = cbase[n]
         for d in range(a0, a1):
             k = parent[d]
             if k < 0:  # forced: the value passes through, as in the slot kernel
@@ -286,7 +344,8 @@ def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, 
                 if x > vi[k]:
                     vi[k] = x
             else:
-                vi[k] += strat[d] * value[d]
+                vi[k] += strat[c] * value[d]
+            c += 1
         if not choice:
             continue
         if shared:
@@ -298,52 +357,54 @@ def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, 
                 if cnt[k]:
                     value[ls + k] += vi[k]
         if mode == MODE_UPDATE:
+            c = cbase[n]
             for d in range(a0, a1):
                 k = parent[d]
                 if k >= 0:
-                    _rule(alg, t, pos, neg, sdisc, regrets, ssum, pred, d, value[d] - vi[k - ls],
-                          reach[k] * strat[d])
+                    _rule(alg, t, pos, neg, sdisc, regrets, ssum, pred, c, value[d] - vi[k - ls],
+                          reach[k] * strat[c])
+                    c += 1
 
 
 @nb.njit(cache=True, nogil=True)
-def block_range(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat,
-                reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred, vi, cnt):
+def block_range(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat,
+                reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred, scratch):
     """``_block_body`` with a constant algorithm per call (the update rule's branches leave the loop)."""
     if alg == 0:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat,
-                    reach, value, mode, who, 0, t, (pos, neg, sdisc), regrets, ssum, pred, vi, cnt)
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat,
+                    reach, value, mode, who, 0, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
     elif alg == 1:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat,
-                    reach, value, mode, who, 1, t, (pos, neg, sdisc), regrets, ssum, pred, vi, cnt)
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat,
+                    reach, value, mode, who, 1, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
     elif alg == 2:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat,
-                    reach, value, mode, who, 2, t, (pos, neg, sdisc), regrets, ssum, pred, vi, cnt)
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat,
+                    reach, value, mode, who, 2, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
     elif alg == 3:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat,
-                    reach, value, mode, who, 3, t, (pos, neg, sdisc), regrets, ssum, pred, vi, cnt)
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat,
+                    reach, value, mode, who, 3, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
     elif alg == 4:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat,
-                    reach, value, mode, who, 4, t, (pos, neg, sdisc), regrets, ssum, pred, vi, cnt)
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat,
+                    reach, value, mode, who, 4, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
     else:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat,
-                    reach, value, mode, who, alg, t, (pos, neg, sdisc), regrets, ssum, pred, vi, cnt)
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat,
+                    reach, value, mode, who, alg, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
 
 
 @nb.njit(cache=True, nogil=True)
-def block_backward(actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat, reach, value, mode, who, alg,
+def block_backward(actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat, reach, value, mode, who, alg,
                    t, pos, neg, sdisc, regrets, ssum, pred, max_list):
     """The backward pass over the whole tree, single-threaded."""
     value[:] = 0.0
     tb = np.zeros(1)
     vi = np.empty(max_list)
     cnt = np.empty(max_list, np.int32)
-    block_range(0, actor.shape[0], -1, -1, 0, 0, tb, actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw,
-                strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred, vi, cnt)
+    block_range(0, actor.shape[0], -1, -1, 0, 0, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw,
+                strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred, (vi, cnt))
 
 
 @nb.njit(cache=True, parallel=True)
 def block_backward_par(top, task_f, task_lo, task_hi, task_b0, task_b1, bin_start, sh_start, sh_off, sh_len, tbuf,
-                       actor, util, nlist, nlen, blo, bhi, parent, ehand, W, pairw, strat, reach, value, mode, who,
+                       actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat, reach, value, mode, who,
                        alg, t, pos, neg, sdisc, regrets, ssum, pred, max_list):
     """The backward pass with a :class:`solvers.vector.ParallelPlan`'s subtrees in parallel, summed in the
     same fixed order as ``solvers.vector._vbackward_par`` (bit-identical to it)."""
@@ -358,11 +419,11 @@ def block_backward_par(top, task_f, task_lo, task_hi, task_b0, task_b1, bin_star
             l0 = nlist[f, 0]
             l1 = nlist[f, 1]
             block_range(task_lo[ti], task_hi[ti], l0, l1, task_b0[ti], task_b1[ti], tb, actor, util, nlist, nlen,
-                        blo, bhi, parent, ehand, W, pairw, strat, reach, value, mode, who, alg, t, pos, neg, sdisc,
-                        regrets, ssum, pred, vi, cnt)
+                        blo, bhi, parent, cbase, ehand, W, pairw, strat, reach, value, mode, who, alg, t, pos, neg, sdisc,
+                        regrets, ssum, pred, (vi, cnt))
             block_range(f, f + 1, l0, l1, task_b0[ti], task_b1[ti], tb, actor, util, nlist, nlen, blo, bhi, parent,
-                        ehand, W, pairw, strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred,
-                        vi, cnt)
+                        cbase, ehand, W, pairw, strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred,
+                        (vi, cnt))
     for r in range(sh_start.shape[0]):
         st = sh_start[r]
         off = sh_off[r]
@@ -375,63 +436,65 @@ def block_backward_par(top, task_f, task_lo, task_hi, task_b0, task_b1, bin_star
     vi = np.empty(max_list)
     cnt = np.empty(max_list, np.int32)
     for j in range(top.shape[0] - 1, -1, -1):
-        block_range(top[j], top[j] + 1, -1, -1, 0, 0, dummy, actor, util, nlist, nlen, blo, bhi, parent, ehand, W,
-                    pairw, strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred, vi, cnt)
+        block_range(top[j], top[j] + 1, -1, -1, 0, 0, dummy, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W,
+                    pairw, strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred, (vi, cnt))
 
 
 @nb.njit(cache=True, parallel=True)
-def block_forward_par(top_lo, top_hi, task_elo, task_ehi, bin_start, parent, strat, reach, H):
+def block_forward_par(top_lo, top_hi, top_c, task_elo, task_ehi, task_c, bin_start, parent, strat, reach, H):
     """The forward pass with the subtrees in parallel: the blocks above the frontier first (node order),
-    then each bin's subtrees' element ranges."""
+    then each bin's subtrees' element ranges (each range with its first choice rank)."""
     for i in range(2 * H):
         reach[i] = 1.0
     for j in range(top_lo.shape[0]):
-        block_forward(top_lo[j], top_hi[j], parent, strat, reach)
+        block_forward(top_lo[j], top_hi[j], top_c[j], parent, strat, reach)
     for b in nb.prange(bin_start.shape[0] - 1):
         for ti in range(bin_start[b], bin_start[b + 1]):
-            block_forward(task_elo[ti], task_ehi[ti], parent, strat, reach)
+            block_forward(task_elo[ti], task_ehi[ti], task_c[ti], parent, strat, reach)
 
 
 @nb.njit(cache=True, parallel=True)
-def block_match_par(chunks, q, actor, nlist, nlen, blo, bhi, parent, regrets, pred, use_pred, strat, max_list):
+def block_match_par(chunks, q, actor, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, strat, max_list):
     """:func:`block_match` over all nodes in ``chunks`` parallel pieces (nodes are independent)."""
     n = actor.shape[0]
     for c in nb.prange(chunks):
         tot = np.empty(max_list)
         cnt = np.empty(max_list, np.int32)
-        block_match(c * n // chunks, (c + 1) * n // chunks, q, actor, nlist, nlen, blo, bhi, parent, regrets, pred,
-                    use_pred, strat, tot, cnt)
+        block_match(c * n // chunks, (c + 1) * n // chunks, q, actor, nlist, nlen, blo, bhi, parent, cbase, regrets,
+                    pred, use_pred, strat, tot, cnt)
 
 
 @nb.njit(cache=True)
-def block_strategies(actor, nlist, nlen, blo, bhi, parent, regrets, pred, use_pred, ssum, out, average, max_list):
+def block_strategies(actor, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, ssum, out, average, max_list):
     """Every node's current (regret matching, both players) or ``average`` strategy into ``out``."""
     tot = np.empty(max_list)
     cnt = np.empty(max_list, np.int32)
     n = actor.shape[0]
     if average:
-        block_normalize(0, n, actor, nlist, nlen, blo, bhi, parent, ssum, out, tot, cnt)
+        block_normalize(0, n, actor, nlist, nlen, blo, bhi, parent, cbase, ssum, out, tot, cnt)
     else:
-        block_match(0, n, 0, actor, nlist, nlen, blo, bhi, parent, regrets, pred, use_pred, out, tot, cnt)
-        block_match(0, n, 1, actor, nlist, nlen, blo, bhi, parent, regrets, pred, use_pred, out, tot, cnt)
+        block_match(0, n, 0, actor, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, out, tot, cnt)
+        block_match(0, n, 1, actor, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, out, tot, cnt)
 
 
 def plan_ranges(layout: BlockLayout, top: np.ndarray, task_f: np.ndarray, task_lo: np.ndarray,
                 task_hi: np.ndarray) -> tuple[np.ndarray, ...] | None:
-    """Element ranges for a parallel plan: each task's blocks as one range (``None`` if they are not
-    contiguous) and the top nodes' blocks in node order."""
-    lo, hi = layout.block_lo, layout.block_hi
+    """Element ranges for a parallel plan, each with its first choice rank: each task's blocks as one range
+    (``None`` if they are not contiguous) and the top nodes' blocks in node order."""
+    lo, hi, cb = layout.block_lo, layout.block_hi, layout.choice_base
     size = hi - lo
     elo = np.zeros(len(task_f), np.int64)
     ehi = np.zeros(len(task_f), np.int64)
+    ec = np.zeros(len(task_f), np.int64)
     for t, (f, a, b) in enumerate(zip(task_f, task_lo, task_hi, strict=True)):
         nodes = np.append(np.arange(a, b), f)
         nodes = nodes[size[nodes] > 0]
         if not len(nodes):
             continue
-        x, y = lo[nodes].min(), hi[nodes].max()
+        first = nodes[np.argmin(lo[nodes])]
+        x, y = lo[first], hi[nodes].max()
         if y - x != size[nodes].sum():
             return None
-        elo[t], ehi[t] = x, y
+        elo[t], ehi[t], ec[t] = x, y, cb[first]
     keep = top[size[top] > 0]
-    return lo[keep].copy(), hi[keep].copy(), elo, ehi
+    return lo[keep].astype(np.int64), hi[keep].astype(np.int64), cb[keep].astype(np.int64), elo, ehi, ec

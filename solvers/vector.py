@@ -472,7 +472,7 @@ class VectorSolver(SolverState):
         self._offloaded = False
         self.layout = "blocks" if self._blocks is not None else "slots"
         super().__init__(tree, algorithm, alternating, alpha, beta, gamma)
-        n = tree.num_elements if self._blocks is not None else tree.num_slots
+        n = self._blocks.num_choices if self._blocks is not None else tree.num_slots
         self._r = np.zeros(n, np.float32)
         self._s = np.zeros(n, np.float32)
         self._p = np.zeros(n if algorithm in PREDICTIVE else 1, np.float32)
@@ -480,16 +480,12 @@ class VectorSolver(SolverState):
 
     # regrets, strategy sums and predictions in slot order (copies in the block layout: assign, do not
     # write into them)
-    def _state_out(self, a: np.ndarray) -> np.ndarray:
-        return a if self._blocks is None or a.shape[0] == 1 else self._layout().to_slots(a)
+    def _state_out(self, a: np.ndarray, fill: float = 0.0) -> np.ndarray:
+        return a if self._blocks is None else self._layout().to_slots(self.tree, a, fill)
 
-    def _state_in(self, v, like: np.ndarray) -> np.ndarray:
+    def _state_in(self, v) -> np.ndarray:
         v = np.asarray(v, np.float32)
-        if like.shape[0] == 1:
-            return v.reshape(1).copy() if v.size == 1 else np.zeros(1, np.float32)
-        if self._blocks is None:
-            return v.copy()
-        return self._layout().to_elements(v)
+        return v.copy() if self._blocks is None else self._layout().to_choices(self.tree, v)
 
     @property
     def regrets(self) -> np.ndarray:
@@ -497,7 +493,7 @@ class VectorSolver(SolverState):
 
     @regrets.setter
     def regrets(self, v) -> None:
-        self._r = self._state_in(v, self._r)
+        self._r = self._state_in(v)
 
     @property
     def ssum(self) -> np.ndarray:
@@ -505,15 +501,16 @@ class VectorSolver(SolverState):
 
     @ssum.setter
     def ssum(self, v) -> None:
-        self._s = self._state_in(v, self._s)
+        self._s = self._state_in(v)
 
     @property
     def pred(self) -> np.ndarray:
-        return self._state_out(self._p)
+        """The prediction per slot (predictive rules; a one-element placeholder otherwise)."""
+        return self._state_out(self._p) if self.predictive else self._p
 
     @pred.setter
     def pred(self, v) -> None:
-        self._p = self._state_in(v, self._p)
+        self._p = self._state_in(v) if self.predictive else np.zeros(1, np.float32)
 
     def state_nbytes(self) -> int:
         """Bytes of solver state: regrets, strategy sums and (predictive rules) the prediction."""
@@ -528,7 +525,6 @@ class VectorSolver(SolverState):
             # the element-major kernels never read the slot index arrays (only the boundary does: tables,
             # checkpoints, best actions), so their pages go to a file the kernel may drop
             self._tree.offload_navigation(names=SLOT_INDEX)
-            self._blocks.slot_elem = self._tree.entry_child  # (the layout held the in-memory copy)
             self._offloaded = True
         return self._blocks
 
@@ -536,8 +532,7 @@ class VectorSolver(SolverState):
         """A caller's per-slot strategy in the kernels' order."""
         if self._blocks is None:
             return strategy
-        t = self.tree
-        return self._layout().strategy_in(strategy, t.infoset_nact, t.infoset_offset)
+        return self._layout().to_choices(self.tree, np.asarray(strategy, np.float32))
 
     @property
     def tree(self) -> VectorTree:
@@ -557,7 +552,7 @@ class VectorSolver(SolverState):
     def _buffers(self) -> None:
         self._stale = {0, 1}  # players whose working strategy and reach must be recomputed
         t = self._tree
-        self._strat = np.zeros(t.num_elements if self._blocks is not None else t.num_slots, np.float32)
+        self._strat = np.zeros(self._r.shape[0] if self._blocks is not None else t.num_slots, np.float32)
         # own reach is a product of float32 probabilities: float32 loses nothing; values accumulate
         # many terms (and certify), so they stay float64
         self._reach = np.zeros(t.num_elements, np.float32)
@@ -616,8 +611,9 @@ class VectorSolver(SolverState):
             if pl is None or pl.blocks is None:
                 block_forward_all(lay.parent, strat, self._reach, t.num_hands)
             else:
-                tl, th, elo, ehi = pl.blocks
-                block_forward_par(tl, th, elo, ehi, pl.bin_start, lay.parent, strat, self._reach, t.num_hands)
+                tl, th, tc, elo, ehi, ec = pl.blocks
+                block_forward_par(tl, th, tc, elo, ehi, ec, pl.bin_start, lay.parent, strat, self._reach,
+                                  t.num_hands)
             return
         sc = self._schedule()
         if sc is not None and (pl is None or pl.flat):
@@ -640,11 +636,11 @@ class VectorSolver(SolverState):
             lay = self._layout()
             if self._plan() is None:
                 tot, cnt = np.empty(lay.max_list), np.empty(lay.max_list, np.int32)
-                block_match(0, t.num_nodes, q, t.node_actor, t.node_list, t.node_len, lay.block_lo, lay.block_hi, lay.parent,
-                            self._r, self._p, pcfr, self._strat, tot, cnt)
+                block_match(0, t.num_nodes, q, t.node_actor, t.node_list, t.node_len, lay.block_lo, lay.block_hi,
+                            lay.parent, lay.choice_base, self._r, self._p, pcfr, self._strat, tot, cnt)
             else:
-                block_match_par(4 * self.threads, q, t.node_actor, t.node_list, t.node_len, lay.block_lo, lay.block_hi,
-                                lay.parent, self._r, self._p, pcfr, self._strat, lay.max_list)
+                block_match_par(4 * self.threads, q, t.node_actor, t.node_list, t.node_len, lay.block_lo,
+                                lay.block_hi, lay.parent, lay.choice_base, self._r, self._p, pcfr, self._strat, lay.max_list)
             self._forward(self._strat)
             return
         sc = self._schedule()
@@ -674,7 +670,7 @@ class VectorSolver(SolverState):
         if self._blocks is not None:
             lay = self._layout()
             args = (t.node_actor, t.node_util, t.node_list, t.node_len, lay.block_lo, lay.block_hi, lay.parent,
-                    t.elem_hand, t.deal_weight, lay.pair_weight, strat, self._reach,
+                    lay.choice_base, t.elem_hand, t.deal_weight, lay.pair_weight, strat, self._reach,
                     self._value if value is None else value, mode, who, _RULE_ID[self.algorithm], it, pos, neg,
                     sdisc, self._r, self._s, self._p, lay.max_list)
             if pl is None:
@@ -699,7 +695,8 @@ class VectorSolver(SolverState):
         t = self.tree
         if self._blocks is not None:
             lay = self._layout()
-            block_strategies(t.node_actor, t.node_list, t.node_len, lay.block_lo, lay.block_hi, lay.parent, self._r, self._p,
+            block_strategies(t.node_actor, t.node_list, t.node_len, lay.block_lo, lay.block_hi, lay.parent,
+                             lay.choice_base, self._r, self._p,
                              self.algorithm in PREDICTIVE, self._s, out, average, lay.max_list)
         elif average:
             _normalize(self._s, t.infoset_offset, t.infoset_nact, out)
@@ -732,7 +729,7 @@ class VectorSolver(SolverState):
     # ---- profiles -----------------------------------------------------
     def average_strategy(self) -> np.ndarray:
         """The average strategy per slot."""
-        return self._state_out(self._all_strategies(np.zeros(self._s.shape[0], np.float32), True))
+        return self._state_out(self._all_strategies(np.zeros(self._s.shape[0], np.float32), True), 1.0)
 
     def load_state_dict(self, d) -> None:
         super().load_state_dict(d)
@@ -747,7 +744,7 @@ class VectorSolver(SolverState):
 
     def current_strategy(self) -> np.ndarray:
         """The current (regret-matching) strategy per slot."""
-        return self._state_out(self._all_strategies(np.zeros(self._r.shape[0], np.float32), False))
+        return self._state_out(self._all_strategies(np.zeros(self._r.shape[0], np.float32), False), 1.0)
 
     def _root_sum(self, p: int) -> float:
         H = self.tree.num_hands

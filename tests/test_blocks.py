@@ -117,8 +117,11 @@ def test_layout_blocks_and_parents(tree):
     for lo, hi in zip(lay.block_lo[sizes > 0], lay.block_hi[sizes > 0], strict=True):
         x[lo:hi] += 1
     assert (x[2 * H:] == 1).all()
+    # the state arrays hold choices only: forced slots come back as the fill
     slots = np.arange(tree.num_slots, dtype=np.float32)
-    assert np.array_equal(lay.to_slots(lay.to_elements(slots)), slots)
+    back = lay.to_slots(tree, lay.to_choices(tree, slots), -1.0)
+    assert lay.num_choices == int((~forced).sum())
+    assert np.array_equal(back, np.where(forced, -1.0, slots))
 
 
 def test_unknown_layout_is_refused(tree):
