@@ -59,9 +59,10 @@ def _warm(solver, path: str) -> None:
     import numpy as np
 
     with np.load(path, allow_pickle=False) as d:
-        if "regrets" not in d.files or d["regrets"].shape != solver.regrets.shape:
-            raise SystemExit(f"update_rules: --warm-from {path}: not a checkpoint of a tree with this cell's shape")
-        solver.regrets = d["regrets"]
+        try:
+            solver.load_regrets(d)
+        except (KeyError, ValueError):
+            raise SystemExit(f"update_rules: --warm-from {path}: not a checkpoint of a tree with this cell's shape") from None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -371,26 +371,46 @@ class SolverState:
 
     def state_dict(self) -> dict:
         return {
-            "regrets": self.regrets, "ssum": self.ssum, "pred": self.pred,
+            **self._state_arrays(),
             "iteration": np.int64(self.iteration), "algorithm": np.array(self.algorithm),
             "alternating": np.bool_(self.alternating),
             "params": np.array([self.alpha, self.beta, self.gamma]),
             "shape": self._shape(),
         }
 
-    def load_state_dict(self, d) -> None:
+    def _state_arrays(self) -> dict:
+        """Regrets, strategy sums and prediction as a checkpoint stores them (per slot here)."""
+        return {"regrets": self.regrets, "ssum": self.ssum, "pred": self.pred}
+
+    def _load_array(self, d, name: str) -> None:
+        cur = getattr(self, name)
+        v = np.asarray(d[name])
+        if v.shape != cur.shape:
+            raise ValueError(f"checkpoint's {name} has shape {v.shape}, this solver's {cur.shape}")
+        setattr(self, name, v.astype(cur.dtype, copy=True))  # assigned, not written into (see VectorSolver)
+
+    def _check_shape(self, d) -> None:
         shape = self._shape()
         if not np.array_equal(np.asarray(d["shape"]), shape):
             raise ValueError(f"checkpoint is for a tree of shape {list(d['shape'])}, this tree is {list(shape)}")
+
+    def load_state_dict(self, d) -> None:
+        self._check_shape(d)
         if str(d["algorithm"]) != self.algorithm:
             raise ValueError(f"checkpoint was made by {str(d['algorithm'])!r}, this solver runs {self.algorithm!r}")
-        for name in ("regrets", "ssum", "pred"):  # assigned, not written into: a solver may store them permuted
-            cur = getattr(self, name)
-            v = np.asarray(d[name])
-            if v.shape != cur.shape:
-                raise ValueError(f"checkpoint's {name} has shape {v.shape}, this solver's {cur.shape}")
-            setattr(self, name, v.astype(cur.dtype, copy=True))
+        for name in ("regrets", "ssum", "pred"):
+            self._load_array(d, name)
         self.iteration = int(d["iteration"])
+
+    def load_regrets(self, d) -> None:
+        """Only the regrets of a checkpoint of a tree of this shape (any algorithm's): a warm start."""
+        self._check_shape(d)
+        self._load_array(d, "regrets")
+
+    def reset_averages(self) -> None:
+        """Strategy sums and prediction to zero (a warm start keeps only the regrets)."""
+        self.ssum = np.zeros_like(self.ssum)
+        self.pred = np.zeros_like(self.pred)
 
 
 class CFRSolver(SolverState):

@@ -470,6 +470,8 @@ class VectorSolver(SolverState):
         # otherwise. Fixed for the solver's life: the state arrays are in its order
         self._blocks = BlockLayout.make(tree) if layout == "blocks" else None
         self._offloaded = False
+        if self._blocks is not None:
+            self._offload()
         self.layout = "blocks" if self._blocks is not None else "slots"
         super().__init__(tree, algorithm, alternating, alpha, beta, gamma)
         n = self._blocks.num_choices if self._blocks is not None else tree.num_slots
@@ -512,6 +514,30 @@ class VectorSolver(SolverState):
     def pred(self, v) -> None:
         self._p = self._state_in(v) if self.predictive else np.zeros(1, np.float32)
 
+    def _state_arrays(self) -> dict:
+        """In the block layout a checkpoint keeps the kernels' order (choices only: no slot-order copy at
+        the peak), marked ``order = "choices"``; either order loads into either layout."""
+        if self._blocks is None:
+            return super()._state_arrays()
+        return {"regrets": self._r, "ssum": self._s, "pred": self._p, "order": np.array("choices")}
+
+    def _load_array(self, d, name: str) -> None:
+        if "order" not in d or str(d["order"]) != "choices" or (name == "pred" and not self.predictive):
+            return super()._load_array(d, name)
+        v = np.asarray(d[name], np.float32)
+        lay = self._layout() if self._blocks is not None else BlockLayout.make(self.tree)
+        if lay is None or v.shape != (lay.num_choices,):
+            raise ValueError(f"checkpoint's {name} has {v.shape[0]} choices, this tree "
+                             f"{'has no block layout' if lay is None else f'has {lay.num_choices}'}")
+        if self._blocks is None:
+            setattr(self, name, lay.to_slots(self.tree, v))
+        else:
+            setattr(self, {"regrets": "_r", "ssum": "_s", "pred": "_p"}[name], v.copy())
+
+    def reset_averages(self) -> None:
+        self._s[:] = 0.0
+        self._p[:] = 0.0
+
     def state_nbytes(self) -> int:
         """Bytes of solver state: regrets, strategy sums and (predictive rules) the prediction."""
         return self._r.nbytes + self._s.nbytes + (self._p.nbytes if self._p.size > 1 else 0)
@@ -521,12 +547,16 @@ class VectorSolver(SolverState):
             self._blocks = BlockLayout.make(self.tree)
             if self._blocks is None:
                 raise ValueError("the rebuilt tree's elements are not in blocks (a builder that is not deterministic?)")
-        if not self._offloaded and self._tree.num_slots >= PARALLEL_SLOTS:
-            # the element-major kernels never read the slot index arrays (only the boundary does: tables,
-            # checkpoints, best actions), so their pages go to a file the kernel may drop
+        self._offload()
+        return self._blocks
+
+    def _offload(self) -> None:
+        """The element-major kernels never read the slot index arrays (only the boundary does: tables,
+        checkpoints, best actions), so on big trees their pages go to a file the kernel may drop; done
+        before the working buffers are allocated, so they are not in memory at the same time."""
+        if not self._offloaded and self._tree is not None and self._tree.num_slots >= PARALLEL_SLOTS:
             self._tree.offload_navigation(names=SLOT_INDEX)
             self._offloaded = True
-        return self._blocks
 
     def _strategy_in(self, strategy: np.ndarray) -> np.ndarray:
         """A caller's per-slot strategy in the kernels' order."""
@@ -540,8 +570,9 @@ class VectorSolver(SolverState):
             self._tree = self._builder()
             self._par = self._sched = None
             if self._blocks is not None:
-                self._blocks = True  # remade from the rebuilt tree on first use
+                self._blocks = True  # remade from the rebuilt tree (and offloaded) before the buffers
                 self._offloaded = False
+                self._layout()
             self._buffers()
         return self._tree
 

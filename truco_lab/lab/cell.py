@@ -297,8 +297,7 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
         # more near the match's end (benchmarks/warm_start.py).
         _load(solver, Path(job.warm_from), None)
         warm_it = solver.iteration
-        solver.ssum = np.zeros_like(solver.ssum)
-        solver.pred = np.zeros_like(solver.pred)
+        solver.reset_averages()
         solver.iteration = 0
     state_bytes = solver.state_nbytes()
     result = _iterate(job, vc, solver, progress, build_s, tree, state_bytes, solver.nbytes() + tree.nbytes())
