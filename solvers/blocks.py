@@ -73,7 +73,7 @@ class BlockLayout:
     def choice_slots(self, tree: VectorTree) -> np.ndarray:
         """The slot of each choice, in choice order (made on demand from ``tree``'s slot index: only the
         boundary needs it)."""
-        out = np.empty(self.num_choices, np.int64)
+        out = np.empty(self.num_choices, np.int32 if tree.num_slots < 2**31 else np.int64)
         _choice_slots(tree.node_actor, tree.node_list, tree.node_len, tree.node_infoset, tree.infoset_offset,
                       tree.infoset_nact, tree.entry_child, self.block_lo, self.block_hi, self.choice_base,
                       self.parent, out)
