@@ -43,8 +43,11 @@ class BlockLayout:
     elements of slots that are not forced) start in the kernels' state arrays, which hold choices only."""
 
     def __init__(self, parent: np.ndarray, block_lo: np.ndarray, block_hi: np.ndarray, choice_base: np.ndarray,
-                 num_choices: int, max_list: int, pair_weight: np.ndarray) -> None:
+                 num_choices: int, max_list: int, pair_weight: np.ndarray, weights_t: np.ndarray | None) -> None:
         self.pair_weight = pair_weight  # each one-against-one terminal's deal weight (solvers.flat)
+        # the deal weights' transpose, so a terminal reads both players' sums along rows (the tree's own
+        # array, None here, when it is symmetric: every rule set whose two hands are dealt alike)
+        self.weights_t = weights_t
         self.choice_base = choice_base  # per decision node: the choice rank of its block's first choice
         self.num_choices = num_choices
         self.parent = parent
@@ -68,7 +71,13 @@ class BlockLayout:
         num_choices = _choice_bases(tree.node_actor, lo, hi, parent, cbase)
         pw = np.empty(tree.num_nodes)
         _pair_weights(tree.node_actor, tree.node_list, tree.node_len, tree.elem_hand, tree.deal_weight, pw)
-        return cls(parent, lo, hi, cbase, int(num_choices), int(np.asarray(tree.node_len).max(initial=1)), pw)
+        W = tree.deal_weight
+        wt = None if np.array_equal(W, W.T) else np.ascontiguousarray(W.T)
+        return cls(parent, lo, hi, cbase, int(num_choices), int(np.asarray(tree.node_len).max(initial=1)), pw, wt)
+
+    def weights(self, tree: VectorTree) -> tuple[np.ndarray, np.ndarray]:
+        """The kernels' deal-weight pair: ``tree``'s matrix and its transpose."""
+        return tree.deal_weight, tree.deal_weight if self.weights_t is None else self.weights_t
 
     def choice_slots(self, tree: VectorTree) -> np.ndarray:
         """The slot of each choice, in choice order (made on demand from ``tree``'s slot index: only the
@@ -91,8 +100,9 @@ class BlockLayout:
         return out
 
     def nbytes(self) -> int:
+        wt = 0 if self.weights_t is None else self.weights_t.nbytes
         return (self.parent.nbytes + self.block_lo.nbytes + self.block_hi.nbytes + self.choice_base.nbytes
-                + self.pair_weight.nbytes)
+                + self.pair_weight.nbytes + wt)
 
 
 @nb.njit(cache=True)
@@ -258,11 +268,12 @@ def block_normalize(lo, hi, actor, nlist, nlen, blo, bhi, parent, cbase, ssum, o
 
 
 @nb.njit(cache=True, inline="always")
-def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat,
-                reach, value, mode, who, alg, t, disc, regrets, ssum, pred, scratch):
+def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw,
+                strat, reach, value, mode, who, alg, t, disc, regrets, ssum, pred, scratch):
     """Counterfactual values of nodes ``hi-1 .. lo`` (as ``solvers.vector._back_body``); a decision
     node's block is scanned twice: each parent's value (children in action order), then the updates."""
     pos, neg, sdisc = disc  # tuples: numba inlines functions of at most ~31 arguments
+    W, Wt = weights  # the deal weights and their transpose (the same array when symmetric)
     vi, cnt = scratch
     want0 = mode == MODE_EVAL or who == 0 or who == 2
     want1 = mode == MODE_EVAL or who == 1 or who == 2
@@ -291,26 +302,34 @@ def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, 
                     else:
                         value[s1] -= u * (w * reach[s0])
                 continue
-            if want0:
-                for i in range(n0):
-                    row = ehand[s0 + i]
-                    acc = 0.0
-                    for j in range(n1):
-                        acc += W[row, ehand[s1 + j]] * reach[s1 + j]
-                    if s0 == l0:
-                        tb[b0 + i] += u * acc
-                    else:
-                        value[s0 + i] += u * acc
-            if want1:
-                for j in range(n1):
-                    col = ehand[s1 + j]
-                    acc = 0.0
+            if want0:  # rows of W: each own hand against the opponent's list
+                dst, off = (tb, b0) if s0 == l0 else (value, s0)
+                if n1 == 1:  # one opponent hand: each sum has one term (0.0 + x is x: W, reach >= 0)
+                    col = ehand[s1]
+                    r = reach[s1]
                     for i in range(n0):
-                        acc += W[ehand[s0 + i], col] * reach[s0 + i]
-                    if s1 == l1:
-                        tb[b1 + j] -= u * acc
-                    else:
-                        value[s1 + j] -= u * acc
+                        dst[off + i] += u * (Wt[col, ehand[s0 + i]] * r)
+                else:
+                    for i in range(n0):
+                        row = ehand[s0 + i]
+                        acc = 0.0
+                        for j in range(n1):
+                            acc += W[row, ehand[s1 + j]] * reach[s1 + j]
+                        dst[off + i] += u * acc
+            if want1:  # columns of W, read as rows of its transpose
+                dst, off = (tb, b1) if s1 == l1 else (value, s1)
+                if n0 == 1:
+                    row = ehand[s0]
+                    r = reach[s0]
+                    for j in range(n1):
+                        dst[off + j] -= u * (W[row, ehand[s1 + j]] * r)
+                else:
+                    for j in range(n1):
+                        col = ehand[s1 + j]
+                        acc = 0.0
+                        for i in range(n0):
+                            acc += Wt[col, ehand[s0 + i]] * reach[s0 + i]
+                        dst[off + j] -= u * acc
             continue
         if (p == 0 and not want0) or (p == 1 and not want1):
             continue
@@ -367,44 +386,44 @@ def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, 
 
 
 @nb.njit(cache=True, nogil=True)
-def block_range(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat,
+def block_range(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat,
                 reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred, scratch):
     """``_block_body`` with a constant algorithm per call (the update rule's branches leave the loop)."""
     if alg == 0:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat,
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat,
                     reach, value, mode, who, 0, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
     elif alg == 1:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat,
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat,
                     reach, value, mode, who, 1, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
     elif alg == 2:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat,
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat,
                     reach, value, mode, who, 2, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
     elif alg == 3:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat,
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat,
                     reach, value, mode, who, 3, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
     elif alg == 4:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat,
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat,
                     reach, value, mode, who, 4, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
     else:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat,
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat,
                     reach, value, mode, who, alg, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
 
 
 @nb.njit(cache=True, nogil=True)
-def block_backward(actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat, reach, value, mode, who, alg,
+def block_backward(actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat, reach, value, mode, who, alg,
                    t, pos, neg, sdisc, regrets, ssum, pred, max_list):
     """The backward pass over the whole tree, single-threaded."""
     value[:] = 0.0
     tb = np.zeros(1)
     vi = np.empty(max_list)
     cnt = np.empty(max_list, np.int32)
-    block_range(0, actor.shape[0], -1, -1, 0, 0, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw,
+    block_range(0, actor.shape[0], -1, -1, 0, 0, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw,
                 strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred, (vi, cnt))
 
 
 @nb.njit(cache=True, parallel=True)
 def block_backward_par(top, task_f, task_lo, task_hi, task_b0, task_b1, bin_start, sh_start, sh_off, sh_len, tbuf,
-                       actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W, pairw, strat, reach, value, mode, who,
+                       actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat, reach, value, mode, who,
                        alg, t, pos, neg, sdisc, regrets, ssum, pred, max_list):
     """The backward pass with a :class:`solvers.vector.ParallelPlan`'s subtrees in parallel, summed in the
     same fixed order as ``solvers.vector._vbackward_par`` (bit-identical to it)."""
@@ -419,10 +438,10 @@ def block_backward_par(top, task_f, task_lo, task_hi, task_b0, task_b1, bin_star
             l0 = nlist[f, 0]
             l1 = nlist[f, 1]
             block_range(task_lo[ti], task_hi[ti], l0, l1, task_b0[ti], task_b1[ti], tb, actor, util, nlist, nlen,
-                        blo, bhi, parent, cbase, ehand, W, pairw, strat, reach, value, mode, who, alg, t, pos, neg, sdisc,
+                        blo, bhi, parent, cbase, ehand, weights, pairw, strat, reach, value, mode, who, alg, t, pos, neg, sdisc,
                         regrets, ssum, pred, (vi, cnt))
             block_range(f, f + 1, l0, l1, task_b0[ti], task_b1[ti], tb, actor, util, nlist, nlen, blo, bhi, parent,
-                        cbase, ehand, W, pairw, strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred,
+                        cbase, ehand, weights, pairw, strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred,
                         (vi, cnt))
     for r in range(sh_start.shape[0]):
         st = sh_start[r]
@@ -436,7 +455,7 @@ def block_backward_par(top, task_f, task_lo, task_hi, task_b0, task_b1, bin_star
     vi = np.empty(max_list)
     cnt = np.empty(max_list, np.int32)
     for j in range(top.shape[0] - 1, -1, -1):
-        block_range(top[j], top[j] + 1, -1, -1, 0, 0, dummy, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, W,
+        block_range(top[j], top[j] + 1, -1, -1, 0, 0, dummy, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights,
                     pairw, strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred, (vi, cnt))
 
 

@@ -701,7 +701,7 @@ class VectorSolver(SolverState):
         if self._blocks is not None:
             lay = self._layout()
             args = (t.node_actor, t.node_util, t.node_list, t.node_len, lay.block_lo, lay.block_hi, lay.parent,
-                    lay.choice_base, t.elem_hand, t.deal_weight, lay.pair_weight, strat, self._reach,
+                    lay.choice_base, t.elem_hand, lay.weights(t), lay.pair_weight, strat, self._reach,
                     self._value if value is None else value, mode, who, _RULE_ID[self.algorithm], it, pos, neg,
                     sdisc, self._r, self._s, self._p, lay.max_list)
             if pl is None:

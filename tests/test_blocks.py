@@ -127,3 +127,19 @@ def test_layout_blocks_and_parents(tree):
 def test_unknown_layout_is_refused(tree):
     with pytest.raises(ValueError, match="layout must be one of blocks, slots, got 'rows'"):
         V.VectorSolver(tree, layout="rows")
+
+
+def test_asymmetric_deal_weights_read_through_the_transpose(tree):
+    """Every rule set deals both hands alike (a symmetric matrix, read in place); a matrix that is not is
+    transposed once for the kernels, and iterates stay the slot kernels'."""
+    import dataclasses
+
+    assert BlockLayout.make(tree).weights_t is None
+    W = tree.deal_weight.copy()
+    W *= 1.0 + np.arange(W.shape[0])[:, None] / W.shape[0]  # rows scaled: no longer symmetric
+    skew = dataclasses.replace(tree, deal_weight=W)
+    lay = BlockLayout.make(skew)
+    assert lay.weights_t is not None and np.array_equal(lay.weights_t, W.T)
+    a, b = _pair(skew, "dcfr", iterations=4)
+    _same_state(a, b)
+    assert a.best_response_values() == b.best_response_values()
