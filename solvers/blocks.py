@@ -28,7 +28,6 @@ import numba as nb
 import numpy as np
 
 from solvers.cfr import _rule
-from solvers.flat import _pair_weights
 from solvers.tree import VectorTree
 
 MODE_UPDATE = 0
@@ -43,8 +42,12 @@ class BlockLayout:
     elements of slots that are not forced) start in the kernels' state arrays, which hold choices only."""
 
     def __init__(self, parent: np.ndarray, block_lo: np.ndarray, block_hi: np.ndarray, choice_base: np.ndarray,
-                 num_choices: int, max_list: int, pair_weight: np.ndarray, weights_t: np.ndarray | None) -> None:
-        self.pair_weight = pair_weight  # each one-against-one terminal's deal weight (solvers.flat)
+                 num_choices: int, max_list: int, pairs: tuple[np.ndarray, np.ndarray], node_len: np.ndarray,
+                 weights_t: np.ndarray | None) -> None:
+        # each one-against-one terminal's deal weight as a code into the matrix's distinct values (a real
+        # deck's matrix holds a few dozen): 1-2 bytes per node where a float64 per node took 8
+        self.pairs = pairs
+        self.node_len = node_len  # the tree's list lengths, uint16 where they fit (4 bytes per node, not 8)
         # the deal weights' transpose, so a terminal reads both players' sums along rows (the tree's own
         # array, None here, when it is symmetric: every rule set whose two hands are dealt alike)
         self.weights_t = weights_t
@@ -69,11 +72,16 @@ class BlockLayout:
             return None
         cbase = np.zeros(tree.num_nodes, itype)
         num_choices = _choice_bases(tree.node_actor, lo, hi, parent, cbase)
-        pw = np.empty(tree.num_nodes)
-        _pair_weights(tree.node_actor, tree.node_list, tree.node_len, tree.elem_hand, tree.deal_weight, pw)
         W = tree.deal_weight
+        wvals, inverse = np.unique(W, return_inverse=True)
+        wcode = inverse.reshape(W.shape).astype(_code_type(wvals.shape[0]))
+        pcode = np.zeros(tree.num_nodes, wcode.dtype)
+        _pair_codes(tree.node_actor, tree.node_list, tree.node_len, tree.elem_hand, wcode, pcode)
+        nlen = np.asarray(tree.node_len)
+        max_list = int(nlen.max(initial=1))
+        nlen = nlen.astype(np.uint16) if max_list < 2**16 else np.ascontiguousarray(nlen)
         wt = None if np.array_equal(W, W.T) else np.ascontiguousarray(W.T)
-        return cls(parent, lo, hi, cbase, int(num_choices), int(np.asarray(tree.node_len).max(initial=1)), pw, wt)
+        return cls(parent, lo, hi, cbase, int(num_choices), max_list, (pcode, wvals), nlen, wt)
 
     def weights(self, tree: VectorTree) -> tuple[np.ndarray, np.ndarray]:
         """The kernels' deal-weight pair: ``tree``'s matrix and its transpose."""
@@ -102,7 +110,19 @@ class BlockLayout:
     def nbytes(self) -> int:
         wt = 0 if self.weights_t is None else self.weights_t.nbytes
         return (self.parent.nbytes + self.block_lo.nbytes + self.block_hi.nbytes + self.choice_base.nbytes
-                + self.pair_weight.nbytes + wt)
+                + self.pairs[0].nbytes + self.pairs[1].nbytes + self.node_len.nbytes + wt)
+
+
+def _code_type(n: int) -> type:
+    return np.uint8 if n <= 2**8 else np.uint16 if n <= 2**16 else np.int32
+
+
+@nb.njit(cache=True)
+def _pair_codes(actor, nlist, nlen, ehand, wcode, out):
+    """The deal-weight code of each terminal holding one hand per player (0 elsewhere: never read)."""
+    for n in range(actor.shape[0]):
+        if actor[n] < 0 and nlen[n, 0] == 1 and nlen[n, 1] == 1:
+            out[n] = wcode[ehand[nlist[n, 0]], ehand[nlist[n, 1]]]
 
 
 @nb.njit(cache=True)
@@ -268,7 +288,7 @@ def block_normalize(lo, hi, actor, nlist, nlen, blo, bhi, parent, cbase, ssum, o
 
 
 @nb.njit(cache=True, inline="always")
-def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw,
+def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairs,
                 strat, reach, value, mode, who, alg, t, disc, regrets, ssum, pred, scratch):
     """Counterfactual values of nodes ``hi-1 .. lo`` (as ``solvers.vector._back_body``); a decision
     node's block is scanned twice: each parent's value (children in action order), then the updates."""
@@ -277,7 +297,8 @@ def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, 
     vi, cnt = scratch
     want0 = mode == MODE_EVAL or who == 0 or who == 2
     want1 = mode == MODE_EVAL or who == 1 or who == 2
-    npw = pairw.shape[0] > 0
+    pcode, wvals = pairs
+    npw = pcode.shape[0] > 0
     br_init = -np.inf
     for n in range(hi - 1, lo - 1, -1):
         p = actor[n]
@@ -290,7 +311,7 @@ def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, 
             s1 = nlist[n, 1]
             n1 = nlen[n, 1]
             if npw and n0 == 1 and n1 == 1:
-                w = pairw[n]
+                w = wvals[pcode[n]]
                 if want0:
                     if s0 == l0:
                         tb[b0] += u * (w * reach[s1])
@@ -386,44 +407,44 @@ def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, 
 
 
 @nb.njit(cache=True, nogil=True)
-def block_range(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat,
+def block_range(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairs, strat,
                 reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred, scratch):
     """``_block_body`` with a constant algorithm per call (the update rule's branches leave the loop)."""
     if alg == 0:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat,
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairs, strat,
                     reach, value, mode, who, 0, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
     elif alg == 1:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat,
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairs, strat,
                     reach, value, mode, who, 1, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
     elif alg == 2:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat,
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairs, strat,
                     reach, value, mode, who, 2, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
     elif alg == 3:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat,
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairs, strat,
                     reach, value, mode, who, 3, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
     elif alg == 4:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat,
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairs, strat,
                     reach, value, mode, who, 4, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
     else:
-        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat,
+        _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairs, strat,
                     reach, value, mode, who, alg, t, (pos, neg, sdisc), regrets, ssum, pred, scratch)
 
 
 @nb.njit(cache=True, nogil=True)
-def block_backward(actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat, reach, value, mode, who, alg,
+def block_backward(actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairs, strat, reach, value, mode, who, alg,
                    t, pos, neg, sdisc, regrets, ssum, pred, max_list):
     """The backward pass over the whole tree, single-threaded."""
     value[:] = 0.0
     tb = np.zeros(1)
     vi = np.empty(max_list)
     cnt = np.empty(max_list, np.int32)
-    block_range(0, actor.shape[0], -1, -1, 0, 0, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw,
+    block_range(0, actor.shape[0], -1, -1, 0, 0, tb, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairs,
                 strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred, (vi, cnt))
 
 
 @nb.njit(cache=True, parallel=True)
 def block_backward_par(top, task_f, task_lo, task_hi, task_b0, task_b1, bin_start, sh_start, sh_off, sh_len, tbuf,
-                       actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairw, strat, reach, value, mode, who,
+                       actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights, pairs, strat, reach, value, mode, who,
                        alg, t, pos, neg, sdisc, regrets, ssum, pred, max_list):
     """The backward pass with a :class:`solvers.vector.ParallelPlan`'s subtrees in parallel, summed in the
     same fixed order as ``solvers.vector._vbackward_par`` (bit-identical to it)."""
@@ -438,10 +459,10 @@ def block_backward_par(top, task_f, task_lo, task_hi, task_b0, task_b1, bin_star
             l0 = nlist[f, 0]
             l1 = nlist[f, 1]
             block_range(task_lo[ti], task_hi[ti], l0, l1, task_b0[ti], task_b1[ti], tb, actor, util, nlist, nlen,
-                        blo, bhi, parent, cbase, ehand, weights, pairw, strat, reach, value, mode, who, alg, t, pos, neg, sdisc,
+                        blo, bhi, parent, cbase, ehand, weights, pairs, strat, reach, value, mode, who, alg, t, pos, neg, sdisc,
                         regrets, ssum, pred, (vi, cnt))
             block_range(f, f + 1, l0, l1, task_b0[ti], task_b1[ti], tb, actor, util, nlist, nlen, blo, bhi, parent,
-                        cbase, ehand, weights, pairw, strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred,
+                        cbase, ehand, weights, pairs, strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred,
                         (vi, cnt))
     for r in range(sh_start.shape[0]):
         st = sh_start[r]
@@ -456,7 +477,7 @@ def block_backward_par(top, task_f, task_lo, task_hi, task_b0, task_b1, bin_star
     cnt = np.empty(max_list, np.int32)
     for j in range(top.shape[0] - 1, -1, -1):
         block_range(top[j], top[j] + 1, -1, -1, 0, 0, dummy, actor, util, nlist, nlen, blo, bhi, parent, cbase, ehand, weights,
-                    pairw, strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred, (vi, cnt))
+                    pairs, strat, reach, value, mode, who, alg, t, pos, neg, sdisc, regrets, ssum, pred, (vi, cnt))
 
 
 @nb.njit(cache=True, parallel=True)

@@ -555,7 +555,10 @@ class VectorSolver(SolverState):
         checkpoints, best actions), so on big trees their pages go to a file the kernel may drop; done
         before the working buffers are allocated, so they are not in memory at the same time."""
         if not self._offloaded and self._tree is not None and self._tree.num_slots >= PARALLEL_SLOTS:
-            self._tree.offload_navigation(names=SLOT_INDEX)
+            # the layout keeps its own narrow copy of the list lengths where they fit
+            own_len = self._blocks is not None and self._blocks is not True and \
+                self._blocks.node_len is not self._tree.node_len
+            self._tree.offload_navigation(names=SLOT_INDEX + (("node_len",) if own_len else ()))
             self._offloaded = True
 
     def _strategy_in(self, strategy: np.ndarray) -> np.ndarray:
@@ -629,8 +632,6 @@ class VectorSolver(SolverState):
         return self._sched or None
 
     def _pair_weight(self) -> np.ndarray:
-        if self._blocks is not None:
-            return self._layout().pair_weight
         sc = self._schedule()
         return NO_PAIRS if sc is None else sc.pair_weight
 
@@ -667,10 +668,10 @@ class VectorSolver(SolverState):
             lay = self._layout()
             if self._plan() is None:
                 tot, cnt = np.empty(lay.max_list), np.empty(lay.max_list, np.int32)
-                block_match(0, t.num_nodes, q, t.node_actor, t.node_list, t.node_len, lay.block_lo, lay.block_hi,
+                block_match(0, t.num_nodes, q, t.node_actor, t.node_list, lay.node_len, lay.block_lo, lay.block_hi,
                             lay.parent, lay.choice_base, self._r, self._p, pcfr, self._strat, tot, cnt)
             else:
-                block_match_par(4 * self.threads, q, t.node_actor, t.node_list, t.node_len, lay.block_lo,
+                block_match_par(4 * self.threads, q, t.node_actor, t.node_list, lay.node_len, lay.block_lo,
                                 lay.block_hi, lay.parent, lay.choice_base, self._r, self._p, pcfr, self._strat, lay.max_list)
             self._forward(self._strat)
             return
@@ -700,8 +701,8 @@ class VectorSolver(SolverState):
         pl = self._plan()
         if self._blocks is not None:
             lay = self._layout()
-            args = (t.node_actor, t.node_util, t.node_list, t.node_len, lay.block_lo, lay.block_hi, lay.parent,
-                    lay.choice_base, t.elem_hand, lay.weights(t), lay.pair_weight, strat, self._reach,
+            args = (t.node_actor, t.node_util, t.node_list, lay.node_len, lay.block_lo, lay.block_hi, lay.parent,
+                    lay.choice_base, t.elem_hand, lay.weights(t), lay.pairs, strat, self._reach,
                     self._value if value is None else value, mode, who, _RULE_ID[self.algorithm], it, pos, neg,
                     sdisc, self._r, self._s, self._p, lay.max_list)
             if pl is None:
@@ -726,7 +727,7 @@ class VectorSolver(SolverState):
         t = self.tree
         if self._blocks is not None:
             lay = self._layout()
-            block_strategies(t.node_actor, t.node_list, t.node_len, lay.block_lo, lay.block_hi, lay.parent,
+            block_strategies(t.node_actor, t.node_list, lay.node_len, lay.block_lo, lay.block_hi, lay.parent,
                              lay.choice_base, self._r, self._p,
                              self.algorithm in PREDICTIVE, self._s, out, average, lay.max_list)
         elif average:
