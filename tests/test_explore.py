@@ -512,6 +512,109 @@ def test_argentine_table_in_the_browser_hides_the_bots_cards(page):
         httpd.shutdown()
 
 
+@pytest.fixture(scope="module")
+def team_server():
+    from truco_lab.people.explorer.api import TableHost
+    from truco_lab.people.explorer.server import serve
+    from truco_lab.rules.ruleset import rule_set
+
+    host = TableHost(rule_set("paulista_2v2"))
+    httpd = serve([], port=0, background=True, tables=host)
+    httpd.host = host
+    yield httpd
+    httpd.shutdown()
+
+
+def _team_secrets(session, partner_seen: bool) -> set[str]:
+    """The other three seats' cards the human must not see: all they hold, minus what they played face up
+    (and the partner's hand when seed 003 shows it: a side on eleven)."""
+    from truco_lab.rules import engine as E
+
+    s, me = session.st.s, session.seat
+    shown = {int(E.play_card(s, x)) for x in range(int(E.nplays(s))) if not E.play_down(s, x)}
+    hidden = set()
+    for q in range(4):
+        if q == me or (partner_seen and q == (me + 2) % 4):
+            continue
+        hidden |= {int(c) for c in session.deal[3 * q:3 * q + 3] if int(c) not in shown}
+    return {session.w.literal(c) for c in hidden} | {session.w.card(c) for c in hidden}
+
+
+@pytest.mark.parametrize("seat", [0, 1, 2, 3])
+def test_team_table_json_shows_only_what_a_seat_sees(team_server, seat):
+    """Two against two (seed 003) at the browser table: the human's own cards, every card played face up
+    (the partner's named as the partner's), the partner's hand only on a hand of eleven, and never a card
+    another seat still hides, not even when the hand is over."""
+    rng = np.random.default_rng(seat)
+    partner_played = partner_shown = False
+    ours_at_eleven = "11,4" if seat % 2 == 0 else "4,11"
+    deals = [(0, "0,0", 0), (1, "11,4", 1), (2, "4,11", 2), (3, "9,9", 3), (4, ours_at_eleven, (seat + 3) % 4)]
+    for seed, score, dealer in deals:  # the last: our side on eleven, the human first to speak
+        st, r = get(team_server, f"/api/table/new?bot=heuristic-high&partner=random&hand=1&seat={seat}"
+                                 f"&dealer={dealer}&score={score}&seed={seed}")
+        assert st == 200, r
+        tid, v = r["id"], r["view"]
+        session = team_server.host.tables[tid]
+        ours = session.st.start_score[seat % 2] == 11 and session.st.start_score[1 - seat % 2] != 11
+        assert v["sides"] == {"you": "us", "them": "them"} and "rivals" in v["against"]
+        start = int(score.split(",")[seat % 2])
+        assert v["score"]["you"] == start or (v["hand_over"] and v["score"]["you"] >= start)  # over before our turn
+        while True:
+            seen = v["partner_cards"] is not None
+            partner_shown |= seen
+            assert seen == (ours and not v["hand_over"]), (score, seat, v["partner_cards"])
+            text = json.dumps(v)
+            for c in _team_secrets(session, seen):
+                assert f'"{c}"' not in text, (c, text)
+            partner_played |= any(p["who"] == "partner" and not p["down"] for p in v["table"])
+            assert {p["who"] for p in v["table"]} <= {"you", "partner", f"rival {(seat + 1) % 4}",
+                                                     f"rival {(seat + 3) % 4}"}
+            if v["hand_over"]:
+                break
+            assert v["your_turn"] and v["legal"]
+            a = v["legal"][int(rng.integers(len(v["legal"])))]["code"]
+            st, r = get(team_server, f"/api/table/act?id={tid}&action={a}")
+            assert st == 200, r
+            v = r["view"]
+        assert v["hand_over"]["bot_cards"] == [] and v["result"] in ("your side wins", "the other side wins")
+    assert partner_played and partner_shown
+
+
+@pytest.mark.parametrize("query, words", [
+    ("/api/table/new?bot=solved", "is not one of"),
+    ("/api/table/new?partner=god", "partner 'god' is not one of"),
+    ("/api/table/new?hints=1", "no solved strategy to hint from"),
+    ("/api/table/new?seat=4", "seat and dealer are 0-3"),
+    ("/api/table/new?bot=mccfr", "needs truco-lab mccfr runs"),
+])
+def test_team_table_refuses_bad_parameters(team_server, query, words):
+    st, body = get(team_server, query)
+    assert st == 400 and words in body["error"], body
+
+
+def test_heads_up_table_refuses_a_partner(table_server):
+    st, body = get(table_server, "/api/table/new?partner=random")
+    assert st == 400 and "is heads-up" in body["error"]
+
+
+def test_page_team_table_plays_a_match_hand_by_clicks(page, team_server, tmp_path):
+    page.goto(team_server.url + "table#bot=heuristic-high&partner=heuristic-high&seat=1&seed=5")
+    page.wait_for_selector(".tt[data-ready]", timeout=30_000)
+    status = page.locator("[data-testid=status]").inner_text()
+    assert "heuristic-high rivals, with a heuristic-high partner" in status and "us " in status
+    page.screenshot(path=str(tmp_path / "team-table.png"))
+    for _ in range(40):
+        if page.locator("[data-testid=hand-over]").count():
+            break
+        _click_and_wait(page, "[data-testid=actions] button")
+    over = page.locator("[data-testid=hand-over]").inner_text()
+    assert "score us" in over and "held" not in over  # the other seats' cards stay unseen
+    assert page.locator("[data-testid^=round-]").count() >= 1
+    page.screenshot(path=str(tmp_path / "team-table-over.png"))
+    _click_and_wait(page, "[data-testid=next-hand]")
+    page.wait_for_function("() => document.querySelector('[data-testid=status]').textContent.includes('hand 2')")
+
+
 def test_page_play_from_here_opens_a_hand_at_the_cells_score(page, mini):
     """The decision view's link opens the browser table at that cell's score, against the solved bot."""
     from truco_lab.lab.policy import MatchStrategy

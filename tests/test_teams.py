@@ -273,7 +273,7 @@ def test_team_cli_arena_table_and_explain(runs, tmp_path):
 @pytest.mark.parametrize("argv, words", [
     (["play", "--rules", "paulista_2v2", "--bot", "solved"], "team game"),
     (["play", "--rules", "paulista_2v2", "--hints"], "team game"),
-    (["play", "--rules", "paulista_2v2", "--browser"], "--browser"),
+    (["play", "--rules", "paulista_2v2", "--browser", "--bot", "mccfr"], "needs --mccfr"),
     (["play", "--rules", "paulista_2v2", "--bot", "mccfr"], "needs --mccfr"),
     (["play", "--partner", "random"], "heads-up"),
     (["play", "--seat", "2"], "heads-up"),
@@ -303,3 +303,31 @@ def test_explain_builds_a_consistent_team_hand_from_a_history():
         team_hand_state(SMALL_RULES, (0, 0), 3, None, "Kd 2c Ah", "play_face_up 3s, play_face_up 3s")
     with pytest.raises(ValueError, match="not the holder|not in the hand"):
         team_hand_state(SMALL_RULES, (0, 0), 3, None, "Kd 2c Ah", "play_face_up Kd")
+
+
+def test_play_browser_serves_a_team_table_on_loopback():
+    """`truco-lab play --rules mineiro_2v2 --browser --port 0`: one line with the table's URL (loopback, the
+    partner in its settings), a table that answers as the team table, and Ctrl-C stops it."""
+    import json
+    import signal
+    import urllib.parse
+    import urllib.request
+
+    p = subprocess.Popen([sys.executable, "-m", "truco_lab.cli", "play", *SMALL, "--browser", "--port", "0",
+                          "--partner", "random", "--seed", "3", "--seat", "1"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()
+        assert line.startswith("truco-lab play: the table is at http://127.0.0.1:"), (line, p.stderr.read())
+        url = line.split()[6]
+        base, frag = url.split("#")
+        q = dict(urllib.parse.parse_qsl(frag))
+        assert q["partner"] == "random" and q["seat"] == "1" and q["bot"] == "heuristic-high"
+        with urllib.request.urlopen(base + "api/table/new?" + urllib.parse.urlencode(q), timeout=60) as r:
+            v = json.loads(r.read())["view"]
+        assert v["rules"] == "mineiro_2v2" and v["sides"]["you"] == "us" and v["seat"] == 1
+        assert "heuristic-high rivals, with a random partner" in v["against"]
+    finally:
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=30)
+    assert p.returncode == 0 and "stopped" in out

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dealer is None:
         args.dealer = 3 if rules.seats == 4 else 1
     if rules.seats == 4:
-        return _team(args, rules)
+        return _browser(args, rules, None, _deal_seed(args)) if args.browser else _team(args, rules)
     strategy = None
     if rules.pack == "spanish" and (args.bot in ("solved", "br-solved") or args.hints):
         strategy = argentine_strategy(rules, args.solved)
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         if out is None:
             raise CliError("--bot solved and --hints need a solved match run: give --solved DIR or drop --no-solve")
         strategy = MatchStrategy(out)
-    deal_seed = random.randrange(2**31) if args.seed is None else args.seed
+    deal_seed = _deal_seed(args)
     if args.browser:
         return _browser(args, rules, strategy, deal_seed)
     bot = make_bot(args.bot, deal_seed + 1, strategy)
@@ -86,9 +86,6 @@ def _check_table_rules(rules, args: argparse.Namespace) -> None:
             raise CliError(f"{'--hints' if hints else '--bot solved'}: {rules.name} is a team game, with no solved "
                            "strategy (CFR has no equilibrium to find for teams); play --bot heuristic-high, "
                            "heuristic-low, random or mccfr")
-        if args.browser:
-            raise CliError(f"--browser: the browser table seats heads-up games so far; play {rules.name} at the "
-                           "terminal (drop --browser)")
         return
     if args.partner is not None:
         raise CliError(f"argument --partner: {rules.name} is heads-up (no partner); --partner is for *_2v2 rules")
@@ -125,7 +122,7 @@ def _team(args: argparse.Namespace, rules) -> int:
 
     partner = args.partner or args.bot
     runs = load_mccfr_option(args.mccfr, rules, "mccfr" in (partner, args.bot))
-    deal_seed = random.randrange(2**31) if args.seed is None else args.seed
+    deal_seed = _deal_seed(args)
     try:
         mate = make_bot(partner, deal_seed + 3, mccfr=runs)
         rivals = (make_bot(args.bot, deal_seed + 1, mccfr=runs), make_bot(args.bot, deal_seed + 2, mccfr=runs))
@@ -136,8 +133,13 @@ def _team(args: argparse.Namespace, rules) -> int:
     return table.run()
 
 
+def _deal_seed(args: argparse.Namespace) -> int:
+    return random.randrange(2**31) if args.seed is None else args.seed
+
+
 def _browser(args: argparse.Namespace, rules, strategy, deal_seed: int) -> int:
-    """Serve the browser table (the same bots, rule sets and hints as the terminal's)."""
+    """Serve the browser table (the same bots, rule sets and hints as the terminal's; two against two, the
+    partner and the mccfr runs too)."""
     from urllib.parse import urlencode
 
     from truco_lab.people.explorer.api import TableHost
@@ -145,12 +147,19 @@ def _browser(args: argparse.Namespace, rules, strategy, deal_seed: int) -> int:
 
     if not 0 <= args.port <= 65535:
         raise CliError(f"argument --port: {args.port} is not a port (0-65535)")
-    host = TableHost(rules, strategy, "give --solved DIR, or --bot solved / --hints to solve on demand")
+    team = rules.seats == 4
+    runs = load_mccfr_option(args.mccfr, rules, "mccfr" in (args.partner, args.bot)) if team else None
+    host = TableHost(rules, strategy, "give --solved DIR, or --bot solved / --hints to solve on demand", mccfr=runs)
     try:
         httpd = serve([], args.host, args.port, tables=host)
     except OSError as e:
         raise CliError(f"cannot listen on {args.host}:{args.port} ({e.strerror}); try --port 0") from None
-    q = {"bot": args.bot, "seat": args.seat, "seed": deal_seed, "hints": int(bool(args.hints))}
+    def plain(name: str) -> str:  # the page's bot names ("heuristic" is the CLI's alias)
+        return "heuristic-high" if name == "heuristic" else name
+
+    q = {"bot": plain(args.bot), "seat": args.seat, "seed": deal_seed, "hints": int(bool(args.hints))}
+    if team and args.partner:
+        q["partner"] = plain(args.partner)
     if args.hand:
         q.update(hand=1, score=",".join(map(str, args.score or (0, 0))), dealer=args.dealer)
     print(f"truco-lab play: the table is at {httpd.url}#{urlencode(q)} (Ctrl-C stops)", flush=True)

@@ -19,6 +19,7 @@ from truco_lab.openspiel.games import random_deal
 from truco_lab.people.play import bot_says, table_game
 from truco_lab.rules import engine as E
 from truco_lab.rules.cards import RANKS
+from truco_lab.rules.ruleset import sees_partner
 
 
 class SessionError(ValueError):
@@ -31,6 +32,7 @@ class TableSession:
     def __init__(self, rules, bot, *, match: bool = True, seat: int = 0, seed: int = 0, hints=None,
                  score: tuple[int, int] = (0, 0), dealer: int = 1) -> None:
         self.rules, self.bot, self.seat, self.hints, self.match = rules, bot, seat, hints, match
+        self.side = seat & 1  # scores are the side's (heads-up: the seat's)
         from truco_lab.people.words import words_for
 
         self.rt = rules.raise_targets
@@ -70,9 +72,18 @@ class TableSession:
             if self.st.is_chance_node():
                 self._deal()
                 continue
-            a = self.bot.act(self.st)
-            self.events.append(f"bot: {bot_says(a, self.w)}")
+            p = self.st.current_player()
+            a = self._bot_at(p).act(self.st)
+            self.events.append(f"{self._who(p)}: {bot_says(a, self.w)}")
             self._apply(a)
+
+    def _bot_at(self, p: int):
+        """The bot playing seat ``p`` (heads-up: the one bot)."""
+        return self.bot
+
+    def _who(self, p: int) -> str:
+        """How the page names seat ``p``."""
+        return "you" if p == self.seat else "bot"
 
     def _hand_over(self) -> None:
         s, me = self.st.s, self.seat
@@ -126,28 +137,29 @@ class TableSession:
 
     def view(self) -> dict:
         """The table as the human may see it (JSON-able)."""
-        s, me = self.st.s, self.seat
+        s, me, side = self.st.s, self.seat, self.side
+        ns = int(E.seats(s))  # cards per round
         plays = []
         for x in range(int(E.nplays(s))):
             who = int(E.play_owner(s, x))
             down = bool(E.play_down(s, x))
             c = int(E.play_card(s, x))
             card, shown = (self.w.literal(c), self.w.card(c)) if (who == me or not down) else ("??", "??")
-            plays.append({"round": x // 2 + 1, "who": "you" if who == me else "bot", "card": card, "shown": shown,
-                          "down": down})
+            plays.append({"round": x // ns + 1, "who": self._who(who), "card": card, "shown": shown, "down": down})
         turn = not self.st.is_terminal() and self.finished is None and self.st.current_player() == me
         vira = int(E.vira(s))
         held = [c for c in (int(E.held_card(s, me, i)) for i in range(3)) if c >= 0]
         out = {
             "rules": self.rules.name, "bot": self.bot.name, "seat": me, "match": self.match, "hand": self.hands,
-            "score": {"you": int(E.score(s, me)), "bot": int(E.score(s, 1 - me))},
-            "dealer": "you" if self.st.dealer == me else "bot", "stake": int(E.value(s)),
+            "against": self._against(), "sides": self._sides(),
+            "score": {"you": int(E.score(s, side)), "bot": int(E.score(s, 1 - side))},
+            "dealer": self._who(self.st.dealer), "stake": int(E.value(s)),
             "pending_raise": int(E.pending_to(s)) or None,
             "vira": self.w.literal(vira) if vira >= 0 else None,
             "manilha": RANKS[int(E.manilha(s))] if vira >= 0 else None,
             "cards": [self.w.literal(c) for c in held], "cards_shown": [self.w.card(c) for c in held],
             "vira_shown": self.w.card(vira) if vira >= 0 else None, "deck": self.rules.pack,
-            "score_words": {"you": self.w.score(int(E.score(s, me))), "bot": self.w.score(int(E.score(s, 1 - me)))},
+            "score_words": {"you": self.w.score(int(E.score(s, side))), "bot": self.w.score(int(E.score(s, 1 - side)))},
             "table": plays, "your_turn": turn, "events": list(self.events), "last_move": self.last_move,
             "legal": [{"code": int(a), "label": self.w.act(a)} for a in self.st.legal_actions()]
             if turn else [],
@@ -156,8 +168,65 @@ class TableSession:
         }
         if out["game_over"]:
             r = self.st.returns()[me]
-            out["result"] = "you win" if r > 0 else "the bot wins" if r < 0 else "a draw"
+            out["result"] = self._result(r)
+        return out
+
+    def _against(self) -> str:
+        return f"the {self.bot.name} bot"
+
+    def _sides(self) -> dict[str, str]:
+        """The score line's names of the human's side and the other."""
+        return {"you": "you", "them": "bot"}
+
+    def _result(self, r: float) -> str:
+        return "you win" if r > 0 else "the bot wins" if r < 0 else "a draw"
+
+
+class TeamSession(TableSession):
+    """Two against two (seed 003): the human at ``seat`` with the bot ``partner`` opposite, against ``rivals``
+    (two bots, the seats after the human's and after the partner's). The page sees what a player at the table
+    sees: its own cards, every card played face up (the partner's included), and the partner's hand only
+    when seed 003 shows it (a side on eleven decides "after seeing its cards and its partner's"). The other
+    seats' face-down and unplayed cards are never shown, not even when the hand is over."""
+
+    def __init__(self, rules, partner, rivals, *, match: bool = True, seat: int = 0, seed: int = 0,
+                 score: tuple[int, int] = (0, 0), dealer: int = 3) -> None:
+        if rules.seats != 4:
+            raise ValueError(f"rule set {rules.name} is heads-up; the team table seats two against two")
+        self.bots = {(seat + 2) % 4: partner, (seat + 1) % 4: rivals[0], (seat + 3) % 4: rivals[1]}
+        super().__init__(rules, partner, match=match, seat=seat, seed=seed, score=score, dealer=dealer)
+
+    def _bot_at(self, p: int):
+        return self.bots[p]
+
+    def _who(self, p: int) -> str:
+        if p == self.seat:
+            return "you"
+        return "partner" if p == (self.seat + 2) % 4 else f"rival {p}"
+
+    def _hand_over(self) -> None:
+        s = self.st.s
+        self.finished = {"hand": self.hands, "bot_cards": [], "score": [int(E.score(s, self.side)),
+                         int(E.score(s, 1 - self.side))], "game_over": bool(self.st.is_terminal())}
+
+    def _against(self) -> str:
+        r1, r3 = self.bots[(self.seat + 1) % 4], self.bots[(self.seat + 3) % 4]
+        rivals = r1.name if r1.name == r3.name else f"{r1.name} and {r3.name}"
+        return f"{rivals} rivals, with a {self.bots[(self.seat + 2) % 4].name} partner"
+
+    def _sides(self) -> dict[str, str]:
+        return {"you": "us", "them": "them"}
+
+    def _result(self, r: float) -> str:
+        return "your side wins" if r > 0 else "the other side wins" if r < 0 else "a draw"
+
+    def view(self) -> dict:
+        out = super().view()
+        out["partner_cards"] = None
+        if self.finished is None and sees_partner(self.rules, self.st.start_score, self.seat):
+            q = (self.seat + 2) % 4
+            out["partner_cards"] = [self.w.card(int(c)) for c in self.deal[3 * q:3 * q + 3]]
         return out
 
 
-__all__ = ["SessionError", "TableSession"]
+__all__ = ["SessionError", "TableSession", "TeamSession"]

@@ -18,8 +18,9 @@ from truco_lab.lab.browse import BrowseError, Run, diff
 
 TABLE_BOTS = ("random", "heuristic-low", "heuristic-high", "solved", "br-solved", "br-random", "br-heuristic-low",
               "br-heuristic-high")
+TEAM_BOTS = ("random", "heuristic-low", "heuristic-high", "mccfr")  # two against two: rivals and partner
 TABLE_PARAMS = {
-    "/api/table/new": {"bot", "seat", "seed", "hints", "hand", "score", "dealer"},
+    "/api/table/new": {"bot", "partner", "seat", "seed", "hints", "hand", "score", "dealer"},
     "/api/table/act": {"id", "action"},
     "/api/table/next": {"id"},
     "/api/table/view": {"id"},
@@ -36,10 +37,12 @@ PARAMS = {
 
 class TableHost:
     """The browser tables of one server: ``rules``, and ``strategy`` (a MatchStrategy) for the solved bot,
-    its best response and hints (``None``: those are refused with a reason)."""
+    its best response and hints (``None``: those are refused with a reason); two against two, ``mccfr``
+    (loaded ``truco-lab mccfr`` runs) for the mccfr bot."""
 
-    def __init__(self, rules, strategy=None, why_unsolved: str = "this server has no solved match run") -> None:
-        self.rules, self.strategy, self.why = rules, strategy, why_unsolved
+    def __init__(self, rules, strategy=None, why_unsolved: str = "this server has no solved match run",
+                 mccfr=None) -> None:
+        self.rules, self.strategy, self.why, self.mccfr = rules, strategy, why_unsolved, mccfr
         self.tables: OrderedDict[str, object] = OrderedDict()
         self.lock = threading.Lock()
 
@@ -64,6 +67,55 @@ class TableHost:
             return {"id": params["id"], "view": t.view()}
 
     def _new(self, params: dict[str, str]):
+        if self.rules.seats == 4:
+            t = self._new_team(params)
+        else:
+            if params.get("partner"):
+                raise BrowseError(f"partner: {self.rules.name} is heads-up (no partner); partner is for *_2v2 rules")
+            t = self._new_heads_up(params)
+        tid = secrets.token_hex(8)
+        with self.lock:
+            self.tables[tid] = t
+            while len(self.tables) > MAX_TABLES:
+                self.tables.popitem(last=False)
+        return tid, t
+
+    def _score(self, params: dict[str, str]) -> tuple[int, int]:
+        if not params.get("score"):
+            return 0, 0
+        try:
+            score = tuple(int(x) for x in params["score"].split(","))
+            assert len(score) == 2 and all(0 <= x < self.rules.target for x in score)
+        except (ValueError, AssertionError):
+            raise BrowseError(f"score {params['score']!r} is not A,B with both below {self.rules.target}") from None
+        return score
+
+    def _new_team(self, params: dict[str, str]):
+        """Two against two: ``bot`` plays both rivals, ``partner`` (default: the same) the facing seat."""
+        from truco_lab.people.roster import make_bot
+        from truco_lab.people.session import TeamSession
+
+        bot = params.get("bot") or "heuristic-high"
+        partner = params.get("partner") or bot
+        for what, name in (("bot", bot), ("partner", partner)):
+            if name not in TEAM_BOTS:
+                raise BrowseError(f"{what} {name!r} is not one of {', '.join(TEAM_BOTS)} (a team game has no solved "
+                                  "strategy)")
+        if params.get("hints", "0") not in ("", "0", "false"):
+            raise BrowseError(f"hints: {self.rules.name} is a team game, with no solved strategy to hint from")
+        if "mccfr" in (bot, partner) and not self.mccfr:
+            raise BrowseError("the mccfr bot needs truco-lab mccfr runs: serve the table with --mccfr DIR")
+        seat, dealer = _int(params, "seat", 0), _int(params, "dealer", 3)
+        if seat not in range(4) or dealer not in range(4):
+            raise BrowseError("two against two: seat and dealer are 0-3")
+        seed = _int(params, "seed", secrets.randbelow(2**31))
+        one = params.get("hand", "0") not in ("", "0", "false")
+        mate = make_bot(partner, seed + 3, mccfr=self.mccfr)
+        rivals = (make_bot(bot, seed + 1, mccfr=self.mccfr), make_bot(bot, seed + 2, mccfr=self.mccfr))
+        return TeamSession(self.rules, mate, rivals, match=not one, seat=seat, seed=seed, score=self._score(params),
+                           dealer=dealer)
+
+    def _new_heads_up(self, params: dict[str, str]):
         from truco_lab.people.roster import make_bot
         from truco_lab.people.session import TableSession
 
@@ -80,26 +132,14 @@ class TableHost:
             raise BrowseError("seat and dealer are 0 or 1")
         seed = _int(params, "seed", secrets.randbelow(2**31))
         one = params.get("hand", "0") not in ("", "0", "false")
-        score = (0, 0)
-        if params.get("score"):
-            try:
-                score = tuple(int(x) for x in params["score"].split(","))
-                assert len(score) == 2 and all(0 <= x < self.rules.target for x in score)
-            except (ValueError, AssertionError):
-                raise BrowseError(f"score {params['score']!r} is not A,B with both below {self.rules.target}") from None
+        score = self._score(params)
         cell = (*score, dealer)
         try:
             b = make_bot(bot, seed + 1, self.strategy, rules=self.rules, cell=cell)
         except ValueError as e:
             raise BrowseError(str(e)) from None
-        t = TableSession(self.rules, b, match=not one, seat=seat, seed=seed, hints=self.strategy if hints else None,
-                         score=score, dealer=dealer)
-        tid = secrets.token_hex(8)
-        with self.lock:
-            self.tables[tid] = t
-            while len(self.tables) > MAX_TABLES:
-                self.tables.popitem(last=False)
-        return tid, t
+        return TableSession(self.rules, b, match=not one, seat=seat, seed=seed, hints=self.strategy if hints else None,
+                            score=score, dealer=dealer)
 
     def _get(self, tid: str):
         with self.lock:

@@ -33,7 +33,7 @@ export function mountTable(el, params) {
   }
   async function start() {
     const q = {};
-    for (const k of ["bot", "seat", "seed", "hand", "score", "dealer"]) if (params.get(k)) q[k] = params.get(k);
+    for (const k of ["bot", "partner", "seat", "seed", "hand", "score", "dealer"]) if (params.get(k)) q[k] = params.get(k);
     if (hints) q.hints = "1";
     try { const r = await call("/api/table/new", q); id = r.id; draw(r.view); }
     catch (e) { root.replaceChildren(h("div", { class: "err", "data-testid": "error" }, e.message)); root.setAttribute("data-ready", "1"); }
@@ -45,14 +45,16 @@ export function mountTable(el, params) {
   function draw(v) {
     const rounds = [1, 2, 3].map((r) => v.table.filter((p) => p.round === r));
     const kids = [
-      h("div", { "data-testid": "status" }, `${v.rules} · ${v.match ? "match" : "one hand"} against the ${v.bot} bot · hand ${v.hand} · `,
-        h("b", { "data-testid": "score" }, `you ${v.score_words.you} – bot ${v.score_words.bot}`), ` · ${v.dealer} deal(s) · stake `,
+      h("div", { "data-testid": "status" }, `${v.rules} · ${v.match ? "match" : "one hand"} against ${v.against} · hand ${v.hand} · `,
+        h("b", { "data-testid": "score" }, `${v.sides.you} ${v.score_words.you} – ${v.sides.them} ${v.score_words.bot}`), ` · ${v.dealer} deal(s) · stake `,
         h("b", { "data-testid": "stake" }, v.stake), v.pending_raise ? ` (raise to ${v.pending_raise} pending)` : ""),
       h("div", { class: "felt" },
         v.vira ? h("div", {}, "vira ", card(v.vira_shown), ` → manilhas are the ${v.manilha}s`)
                : h("div", {}, v.deck === "spanish" ? "Spanish deck, no vira: 1 de espadas > 1 de bastos > 7 de espadas > 7 de oros > 3s > 2s > …" : "no vira"),
         rounds.map((ps, i) => ps.length ? h("div", { "data-testid": `round-${i + 1}` }, `round ${i + 1}: `,
           ps.map((p) => [p.who + " ", card(p.shown, p.down), " "])) : []),
+        v.partner_cards ? h("div", { "data-testid": "partner-cards" }, "your partner's cards (a side on eleven sees them): ",
+          v.partner_cards.map((c) => card(c, false))) : [],
         h("div", { "data-testid": "hand" }, "your cards (click one to play it face up): ", v.cards_shown.map((c) => {
           const e = card(c, false);
           const play = v.legal.find((a) => a.label === `play ${c}`);
@@ -73,8 +75,8 @@ export function mountTable(el, params) {
     ];
     if (v.hand_over) {
       kids.push(h("div", { class: "over", "data-testid": "hand-over" },
-        `hand ${v.hand_over.hand} over: score you ${v.hand_over.score[0]} – bot ${v.hand_over.score[1]}; the bot held `,
-        v.hand_over.bot_cards.map((c) => card(c, false)),
+        `hand ${v.hand_over.hand} over: score ${v.sides.you} ${v.hand_over.score[0]} – ${v.sides.them} ${v.hand_over.score[1]}`,
+        v.hand_over.bot_cards.length ? ["; the bot held ", v.hand_over.bot_cards.map((c) => card(c, false))] : [],
         v.game_over ? h("b", { "data-testid": "result" }, ` ${v.result}.`) :
           h("button", { "data-testid": "next-hand", onclick: () => send("/api/table/next", {}) }, "next hand")));
     }
