@@ -225,6 +225,21 @@ class TreeIndex:
     labels: dict | None = None
 
 
+def file_backed(a: np.ndarray, name: str = "array", folder: str | None = None) -> np.ndarray:
+    """``a`` moved out of memory: written to a file, mapped read-only and the file unlinked, so its pages
+    are file-backed (the kernel may drop them under pressure and reads them back on use)."""
+    import os
+    import tempfile
+
+    fd, path = tempfile.mkstemp(prefix=f"tree-{name}-", suffix=".npy", dir=folder or tempfile.gettempdir())
+    os.close(fd)
+    try:
+        np.save(path, a)
+        return np.load(path, mmap_mode="r")
+    finally:
+        os.unlink(path)  # the mapping stays valid; the disk space is freed when it is dropped
+
+
 @dataclass
 class VectorTree:
     """A public tree in vector form (DESIGN-NOTES §4), for games whose chance is one private deal at the root.
@@ -275,22 +290,12 @@ class VectorTree:
         the kernel may drop them under pressure; labels and lookups still read them. Returns the
         bytes moved. ``names``: other arrays to move instead (e.g. the slot index arrays, which the
         element-major kernels of :mod:`solvers.blocks` never read)."""
-        import os
-        import tempfile
-
         moved = 0
-        d = folder or tempfile.gettempdir()
         for name in self.NAVIGATION if names is None else names:
             a = getattr(self, name)
             if a is None or isinstance(a, np.memmap) or a.nbytes < (1 << 20):
                 continue
-            fd, path = tempfile.mkstemp(prefix=f"tree-{name}-", suffix=".npy", dir=d)
-            os.close(fd)
-            try:
-                np.save(path, a)
-                setattr(self, name, np.load(path, mmap_mode="r"))
-            finally:
-                os.unlink(path)  # the mapping stays valid; the disk space is freed when it is dropped
+            setattr(self, name, file_backed(a, name, folder))
             moved += a.nbytes
         return moved
 

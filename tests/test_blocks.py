@@ -143,3 +143,20 @@ def test_asymmetric_deal_weights_read_through_the_transpose(tree):
     a, b = _pair(skew, "dcfr", iterations=4)
     _same_state(a, b)
     assert a.best_response_values() == b.best_response_values()
+
+
+def test_big_trees_keep_the_choice_slot_map_file_backed(monkeypatch, tree):
+    """On big trees the choice -> slot map is made with the layout (the slot index is in memory then) and
+    kept in a file-backed mapping; translating through it gives what the in-memory map gives."""
+    import solvers.blocks as B
+
+    plain = BlockLayout.make(tree)
+    assert plain._choice_slot is None  # small: made on demand, in memory
+    ref = plain.choice_slots(tree)
+    monkeypatch.setattr(B, "OFFLOAD_BYTES", 0)
+    lay = BlockLayout.make(tree)
+    assert isinstance(lay._choice_slot, np.memmap) and np.array_equal(lay._choice_slot, ref)
+    x = np.random.default_rng(0).random(tree.num_slots).astype(np.float32)
+    assert np.array_equal(lay.to_choices(tree, x), plain.to_choices(tree, x))
+    c = lay.to_choices(tree, x)
+    assert np.array_equal(lay.to_slots(tree, c, 1.0), plain.to_slots(tree, c, 1.0))
