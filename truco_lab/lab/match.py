@@ -151,8 +151,10 @@ TIERS = {
     # on the current kernels; two threads finish ~1.8x sooner on about the same CPU time
     1: (5.38e6, 0.115, 0.5, 15, True),
     2: (44.8e6, 0.974, 2.07, 80, True),  # 80 iterations: every 10x10 and 9x10 class in the endgame run
-    3: (157e6, 3.36, 7.1, 150, True),
-    4: (435e6, 9.39, 17.5, 180, True),
+    # peaks of 7x7 and 4x4 from the element-major layout's run (benchmarks/solvers.py --threads 2, README:
+    # "This stop"); the build and the boundary's slot-order strategy set them
+    3: (157e6, 3.36, 8.3, 150, True),
+    4: (435e6, 9.39, 17.9, 180, True),
     5: (1.067e9, 23.0, 43.0, 200, False),  # entries measured (benchmarks/streamed.py), the rest 4x4 scaled
 }
 
