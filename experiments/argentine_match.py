@@ -88,9 +88,19 @@ def main(argv: list[str] | None = None) -> int:
         bar.write(f"  {c.score0}x{c.score1} d{c.dealer}: equity {c.equity:.4f}, exploitability "
                   f"{c.exploitability:.1e}, {c.nodes:,} nodes, {c.iterations} it, {c.seconds:.1f} s")
 
-    df = solve_match(rules, args.target, say, tree=args.tree, known=known, workers=args.workers)
+    from truco_lab.cli.common import sigterm_as_interrupt
+
+    sigterm_as_interrupt()  # a cluster's preemption stops it like Ctrl-C
+    try:
+        df = solve_match(rules, args.target, say, tree=args.tree, known=known, workers=args.workers)
+    except KeyboardInterrupt:
+        bar.close()
+        print(f"argentine_match: interrupted; {bar.n} cells are in {out}/cells.jsonl, run the same command to "
+              "resume", file=sys.stderr)
+        return 130
+    finally:
+        log.close()
     bar.close()
-    log.close()
     atomic_write(out / "equity.csv", lambda tmp: df.to_csv(tmp, index=False))
     top = rules.target
     for d in (0, 1):

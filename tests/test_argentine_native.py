@@ -313,3 +313,40 @@ def test_a_second_run_on_the_same_folder_is_refused(tmp_path, capsys):
     finally:
         holder.kill()
         time.sleep(0.1)
+
+
+@pytest.mark.slow
+def test_sigterm_stops_the_match_and_its_workers_and_resume_finishes(tmp_path):
+    """A preempted grid (SIGTERM, as Ctrl-C): one line, exit 130, no worker left solving, every solved cell on
+    disk; the same command then finishes the match with what a run without workers gives."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import pandas as pd
+
+    from truco_lab.lab.argentine_match import solve_match
+
+    out = tmp_path / "m"
+    cmd = [sys.executable, str(Path(__file__).parents[1] / "experiments" / "argentine_match.py"), "--ranks",
+           "1 3 7 12", "--suits", "eb", "--max-stake", "1", "--match-target", "4", "--target", "1e-4", "--workers",
+           "2", "--out", str(out)]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    log = out / "cells.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and (not log.exists() or len(log.read_text().splitlines()) < 3):
+        time.sleep(0.2)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+    left = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True).stdout.split()
+    assert left == [], left  # the pool's workers went with the driver
+    solved_before = len(log.read_text().splitlines()) - 1
+    assert 2 <= solved_before < 16
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    got = pd.read_csv(out / "equity.csv").sort_values(["score0", "score1", "dealer"]).reset_index(drop=True)
+    ref = solve_match(match_rules(_rules({"ranks": "1 3 7 12", "suits": "eb"}), 4), 1e-4).sort_values(["score0", "score1", "dealer"])
+    assert np.allclose(got.equity.to_numpy(), ref.equity.to_numpy(), atol=1e-9)

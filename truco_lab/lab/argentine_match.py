@@ -101,9 +101,12 @@ def solve_match(rules: RuleSet, target: float = 1e-4, progress=None, tree: str =
     done = {(c.score0, c.score1, c.dealer): c for c in (known or []) if not c.mirrored}
     pool = None
     if workers > 1:
-        from concurrent.futures import ProcessPoolExecutor
+        import multiprocessing
 
-        pool = ProcessPoolExecutor(workers)
+        # a multiprocessing pool, not concurrent.futures': on Ctrl-C or SIGTERM its workers are terminated
+        # rather than left to finish (or orphaned with) their cells; solved cells are already on disk
+        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_quiet_worker)
+    ok = False
     try:
         for total in range(2 * (top - 1), -1, -1):
             todo = []
@@ -116,7 +119,7 @@ def solve_match(rules: RuleSet, target: float = 1e-4, progress=None, tree: str =
             if pool is None:
                 solved = (solve_cell(rules, a, b, d, equity, target, tree=tree) for a, b, d in fresh)
             else:
-                solved = pool.map(_solve_task, [(rules, a, b, d, dict(equity), target, tree) for a, b, d in fresh])
+                solved = pool.imap(_solve_task, [(rules, a, b, d, dict(equity), target, tree) for a, b, d in fresh])
             for cell in solved:
                 done[(cell.score0, cell.score1, cell.dealer)] = cell
                 if progress is not None:
@@ -130,10 +133,23 @@ def solve_match(rules: RuleSet, target: float = 1e-4, progress=None, tree: str =
                     equity[(b, a, 1 - d)] = 1.0 - cell.equity
                     rows.append(replace(cell, score0=b, score1=a, dealer=1 - d, equity=1.0 - cell.equity,
                                         mirrored=True))
+        ok = True
     finally:
         if pool is not None:
-            pool.shutdown(cancel_futures=True)
+            if ok:
+                pool.close()
+            else:
+                pool.terminate()
+            pool.join()
     return pd.DataFrame([vars(r) for r in rows]).sort_values(["score0", "score1", "dealer"]).reset_index(drop=True)
+
+
+def _quiet_worker() -> None:
+    """A worker leaves Ctrl-C to the driver (which terminates it) and dies silently of SIGTERM."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _solve_task(args) -> ArgentineCell:
