@@ -154,7 +154,14 @@ def _quiet_worker() -> None:
 
 def _solve_task(args) -> ArgentineCell:
     rules, a, b, d, equity, target, tree = args
-    return solve_cell(rules, a, b, d, equity, target, tree=tree)
+    try:
+        return solve_cell(rules, a, b, d, equity, target, tree=tree)
+    except KeyboardInterrupt:
+        # the solver's loop defers SIGTERM (the pool's terminate) and raises at the next whole iteration;
+        # a cell keeps no checkpoint, so the worker just goes, without a traceback on the driver's stderr
+        import os
+
+        os._exit(143)
 
 
 def cells_to_solve(rules: RuleSet) -> int:
