@@ -117,10 +117,22 @@ def _face_up(s, q, card_pos):
     return m
 
 
+@nb.njit(cache=True, inline="always")
+def _playable(rem, prev):
+    """The cards of ``rem`` its owner may play now: a card whose ``prev`` copy is still held waits for it (the
+    suit-blind abstraction's copies of one level go in a fixed order; real decks have no copies: all -1)."""
+    m = rem
+    for i in range(prev.shape[0]):
+        if prev[i] >= 0 and (rem >> i) & 1 and (rem >> prev[i]) & 1:
+            m &= ~(np.int64(1) << i)
+    return m
+
+
 @nb.njit(cache=True)
-def _build_kernel(r, roots, first_phase, hand_mask, hand_env, hand_flor, deck, card_pos, H, with_concede):
+def _build_kernel(r, roots, first_phase, hand_mask, hand_env, hand_flor, deck, card_pos, H, with_concede, prev):
     """Expand the public tree (see the module docstring); ``roots[2 * f0 + f1]`` is the state after the flor
-    reveals (``roots[0]`` without flor)."""
+    reveals (``roots[0]`` without flor). ``hand_mask[p, h]``: the deck positions hand ``h`` holds as player
+    ``p``; ``prev[p, i]``: the position player ``p`` must play before ``i`` (-1: none), see :func:`_playable`."""
     cap = 1 << 12
     n_actor = np.empty(cap, np.int8)
     n_outc = np.empty(cap, np.int16)
@@ -141,7 +153,7 @@ def _build_kernel(r, roots, first_phase, hand_mask, hand_env, hand_flor, deck, c
     for p in range(2):
         for h in range(H):
             el_hand[p * H + h] = h
-            el_rem[p * H + h] = hand_mask[h]
+            el_rem[p * H + h] = hand_mask[p, h]
             el_entry[p * H + h] = -1
     nel = 2 * H
     nnodes, ninfo, nent = 1, 0, 0
@@ -178,9 +190,9 @@ def _build_kernel(r, roots, first_phase, hand_mask, hand_env, hand_flor, deck, c
         opp = _face_up(s, 1 - p, card_pos)
         union = np.int64(0)
         for t in range(ln):
-            possible[t] = (hand_mask[el_hand[ls + t]] & opp) == 0  # a hand holding a card the other showed: none
+            possible[t] = (hand_mask[p, el_hand[ls + t]] & opp) == 0  # a hand holding a card the other showed: none
             if possible[t]:
-                union |= el_rem[ls + t]
+                union |= _playable(el_rem[ls + t], prev[p])
         npub, nfixed = 0, 0
         if phase != PH_PLAY:
             child_of_val[:] = -1
@@ -221,8 +233,9 @@ def _build_kernel(r, roots, first_phase, hand_mask, hand_env, hand_flor, deck, c
             for j in range(nfixed):
                 pcount[j] += 1
             ient += nfixed
+            can = _playable(el_rem[ls + t], prev[p])
             for i in range(deck.shape[0]):
-                if (el_rem[ls + t] >> i) & 1 and up_slot[i] >= 0:
+                if (can >> i) & 1 and up_slot[i] >= 0:
                     pcount[up_slot[i]] += 1
                     ient += 1
         c0 = nnodes
@@ -272,8 +285,9 @@ def _build_kernel(r, roots, first_phase, hand_mask, hand_env, hand_flor, deck, c
                 for j in range(nfixed):
                     _put(nent + j, pfill, j, h, rem, pub[j], el_hand, el_rem, el_entry, e_child, e_action)
                 m = nfixed
+                can = _playable(rem, prev[p])
                 for i in range(deck.shape[0]):
-                    if (rem >> i) & 1 and up_slot[i] >= 0:
+                    if (can >> i) & 1 and up_slot[i] >= 0:
                         _put(nent + m, pfill, up_slot[i], h, rem & ~(np.int64(1) << i), A_UP + deck[i], el_hand,
                              el_rem, el_entry, e_child, e_action)
                         m += 1
@@ -314,14 +328,20 @@ def _build_kernel(r, roots, first_phase, hand_mask, hand_env, hand_flor, deck, c
 
 def _roots(rules: RuleSet, hands: ArgentineHands, score0: int, score1: int, dealer: int) -> np.ndarray:
     """The engine state after the deal, hands blank, for each pair of flor answers (one state without flor)."""
+    return roots_of(rules, hands.cards, hands.flor, score0, score1, dealer)
+
+
+def roots_of(rules: RuleSet, cards: np.ndarray, flor: np.ndarray, score0: int, score1: int,
+             dealer: int) -> np.ndarray:
+    """:func:`_roots` from any hands' ``cards`` [H, 3] and ``flor`` kinds (for abstractions of the deck)."""
     r = rules.to_array()
     kinds = (0, 1) if rules.flor else (0,)
     out = np.zeros((4, E.STATE_SIZE), np.int32)
     for f0 in kinds:
         for f1 in kinds:
             # any hands of these kinds: the engine reads only their kinds here (the pair may even overlap)
-            h0 = hands.cards[int(np.flatnonzero(hands.flor == f0)[0])] if (hands.flor == f0).any() else hands.cards[0]
-            h1 = hands.cards[int(np.flatnonzero(hands.flor == f1)[0])] if (hands.flor == f1).any() else hands.cards[0]
+            h0 = cards[int(np.flatnonzero(flor == f0)[0])] if (flor == f0).any() else cards[0]
+            h1 = cards[int(np.flatnonzero(flor == f1)[0])] if (flor == f1).any() else cards[0]
             s = out[2 * f0 + f1]
             E.new_hand(s, r, dealer, score0, score1, np.concatenate([h0, h1]).astype(np.int32), -1)
             E.forget_hands(s)
@@ -363,25 +383,32 @@ def build_argentine_cell(rules: RuleSet, score0: int = 0, score1: int = 0, deale
     if rules.face_down_from_round <= 3:
         raise ValueError("native Argentine trees have no face-down cards; this rule set allows them")
     hands = argentine_hands(rules)
-    H = hands.num_hands
-    r = rules.to_array()
     card_pos = np.full(64, -1, np.int32)
     card_pos[hands.deck] = np.arange(len(hands.deck), dtype=np.int32)
-    roots = _roots(rules, hands, score0, score1, dealer)
-    with deferred_signals():
-        arrs = _build_kernel(r, roots, PH_FLOR0 if rules.flor else PH_PLAY, hands.mask, hands.envido, hands.flor,
-                             hands.deck, card_pos, H, True)
-    (actor, outc, parent, paction, ls, ln, info, child, nchild, ioff, inact, echild, eaction, ehand, eentry) = arrs
-    tree = VectorTree(
-        node_actor=actor.copy(), node_util=np.zeros(actor.shape[0]), node_list=ls, node_len=ln,
-        node_infoset=info.copy(), infoset_offset=ioff.astype(np.int32), infoset_nact=inact.copy(),
-        entry_child=echild.copy(), elem_hand=ehand.copy(), deal_weight=hands.deal_weights(), num_hands=H,
-        node_parent=parent.copy(), node_action=paction.copy(), node_child=child.copy(), node_nchild=nchild.copy(),
-        entry_action=eaction.copy(), elem_entry=eentry.copy(), node_outcome=outc.copy(),
-    )
+    tree = tree_of_hands(rules, _roots(rules, hands, score0, score1, dealer), np.stack([hands.mask, hands.mask]),
+                         hands.envido, hands.flor, hands.deck, card_pos, np.full((2, len(hands.deck)), -1, np.int32),
+                         hands.deal_weights())
     tree.source = ArgentineCell(rules, int(score0), int(score1), int(dealer))
     tree.set_payoff(points_utilities() if utilities is None else utilities)
     return tree
+
+
+def tree_of_hands(rules: RuleSet, roots: np.ndarray, masks: np.ndarray, envido: np.ndarray, flor: np.ndarray,
+                  deck: np.ndarray, card_pos: np.ndarray, prev: np.ndarray, weights: np.ndarray) -> VectorTree:
+    """The builder's kernel over any private states: ``masks[p, h]`` the deck positions state ``h`` holds as
+    player ``p``, its ``envido`` and ``flor``; ``weights`` the deal's probability of each pair of states."""
+    H = int(masks.shape[1])
+    with deferred_signals():
+        arrs = _build_kernel(rules.to_array(), roots, PH_FLOR0 if rules.flor else PH_PLAY, masks, envido, flor, deck,
+                             card_pos, H, True, prev)
+    (actor, outc, parent, paction, ls, ln, info, child, nchild, ioff, inact, echild, eaction, ehand, eentry) = arrs
+    return VectorTree(
+        node_actor=actor.copy(), node_util=np.zeros(actor.shape[0]), node_list=ls, node_len=ln,
+        node_infoset=info.copy(), infoset_offset=ioff.astype(np.int32), infoset_nact=inact.copy(),
+        entry_child=echild.copy(), elem_hand=ehand.copy(), deal_weight=weights, num_hands=H,
+        node_parent=parent.copy(), node_action=paction.copy(), node_child=child.copy(), node_nchild=nchild.copy(),
+        entry_action=eaction.copy(), elem_entry=eentry.copy(), node_outcome=outc.copy(),
+    )
 
 
 def gains_of(code: int) -> tuple[int, int]:
@@ -572,28 +599,59 @@ class TreeSize:
         return vars(self).copy()
 
 
+@dataclass(frozen=True)
+class PrivateStates:
+    """What the builder and the estimator read of the players' private states: the real hands, or an
+    abstraction's classes (:mod:`truco_lab.abstraction.argentine_abstract`)."""
+
+    masks: np.ndarray  # int64 [2, H]: deck positions state h holds as player p
+    envido: np.ndarray  # int32 [H]
+    flor: np.ndarray  # int32 [H]
+    deck: np.ndarray  # int32 [C]: card id at each position
+    prev: np.ndarray  # int32 [2, C]: the position player p plays before this one (-1: none)
+    cards: np.ndarray  # int32 [H, 3]: a real hand of each state (its flor kind seeds the roots)
+
+    @classmethod
+    def of_hands(cls, hands: ArgentineHands) -> PrivateStates:
+        return cls(np.stack([hands.mask, hands.mask]), hands.envido, hands.flor, hands.deck,
+                   np.full((2, len(hands.deck)), -1, np.int32), hands.cards)
+
+
 def estimate_cell_size(rules: RuleSet, score0: int = 0, score1: int = 0, dealer: int = 1, probes: int = 400,
-                       seed: int = 0) -> TreeSize:
+                       seed: int = 0, states: PrivateStates | None = None) -> TreeSize:
     """Knuth's unbiased estimate of the nodes, information sets and entries of the cell's native tree, from
     ``probes`` random root-to-leaf walks of its public tree (each node's lists counted exactly, with numpy
     over every hand): for decks whose tree is too big to build. It follows the builder's rules: reveals
-    branch on the values the actor's possible hands show, card plays on the cards any of them holds."""
+    branch on the values the actor's possible hands show, card plays on the cards any of them may play.
+    ``states``: an abstraction's private states (default: the real hands)."""
     check_start(rules, score0, score1, dealer)
-    hands = argentine_hands(rules)
+    st = PrivateStates.of_hands(argentine_hands(rules)) if states is None else states
     r = rules.to_array()
-    roots = _roots(rules, hands, score0, score1, dealer)
-    pos = {int(c): i for i, c in enumerate(hands.deck)}
+    roots = roots_of(rules, st.cards, st.flor, score0, score1, dealer)
+    pos = {int(c): i for i, c in enumerate(st.deck)}
     rng = np.random.default_rng(seed)
     buf = np.empty(E.MAX_LEGAL, np.int32)
-    samples = np.array([_probe(r, rules, hands, roots, pos, rng, buf) for _ in range(probes)])
+    samples = np.array([_probe(r, rules, st, roots, pos, rng, buf) for _ in range(probes)])
     n, i, e = samples.mean(axis=0)
     se = float(samples[:, 2].std(ddof=1) / np.sqrt(probes)) if probes > 1 else float("nan")
-    return TreeSize(float(n), float(i), float(e), int(probes), hands.num_hands, se)
+    return TreeSize(float(n), float(i), float(e), int(probes), int(st.masks.shape[1]), se)
 
 
-def _probe(r, rules, hands, roots, pos, rng, buf) -> np.ndarray:
+def _playable_np(rem: np.ndarray, prev: np.ndarray) -> np.ndarray:
+    """:func:`_playable` over an array of remaining-card masks."""
+    m = rem.copy()
+    for i in np.flatnonzero(prev >= 0):
+        m &= ~(((rem >> i) & (rem >> int(prev[i])) & 1) << i)
+    return m
+
+
+def _popcount(x: np.ndarray) -> np.ndarray:
+    return np.unpackbits(x.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
+
+
+def _probe(r, rules, st, roots, pos, rng, buf) -> np.ndarray:
     """One random walk: sum over its nodes of (weight x (1, information sets, entries))."""
-    H = hands.num_hands
+    H = int(st.masks.shape[1])
     alive = [np.ones(H, bool), np.ones(H, bool)]
     played = [0, 0]
     s = roots[0].copy()
@@ -605,11 +663,12 @@ def _probe(r, rules, hands, roots, pos, rng, buf) -> np.ndarray:
         if phase == PH_PLAY and E.winner(s) >= 0:
             return out
         p = int(E.actor(s)) if phase == PH_PLAY else (0 if phase in (PH_ENV0, PH_FLOR0) else 1)
-        possible = alive[p] & ((hands.mask & played[1 - p]) == 0)
+        mask = st.masks[p]
+        possible = alive[p] & ((mask & played[1 - p]) == 0)
         npos = int(possible.sum())
         out[1] += weight * int(alive[p].sum())
         if phase != PH_PLAY:
-            vals = (hands.envido if phase <= PH_ENV1 else hands.flor)
+            vals = (st.envido if phase <= PH_ENV1 else st.flor)
             choices = np.unique(vals[possible])
             out[2] += weight * npos
             v = int(rng.choice(choices))
@@ -631,11 +690,10 @@ def _probe(r, rules, hands, roots, pos, rng, buf) -> np.ndarray:
         fixed = [int(a) for a in buf[:k]]
         cards = []
         if E.plays_allowed(s):
-            union = int(np.bitwise_or.reduce(hands.mask[possible])) if npos else 0
-            union &= ~played[p]
-            cards = [int(c) for c in hands.deck if (union >> pos[int(c)]) & 1]
-            left = 3 - bin(played[p]).count("1")
-            out[2] += weight * npos * (k + left)
+            can = _playable_np(mask[possible] & ~np.int64(played[p]), st.prev[p])
+            union = int(np.bitwise_or.reduce(can)) if npos else 0
+            cards = [int(c) for c in st.deck if (union >> pos[int(c)]) & 1]
+            out[2] += weight * (npos * k + int(_popcount(can).sum()))
         else:
             out[2] += weight * npos * k
         acts = fixed + [A_UP + c for c in cards]
@@ -643,7 +701,7 @@ def _probe(r, rules, hands, roots, pos, rng, buf) -> np.ndarray:
         weight *= len(acts)
         if a < A_DOWN:
             c = a - A_UP
-            alive[p] = possible & ((hands.mask >> pos[c]) & 1 == 1)
+            alive[p] = possible & ((mask >> pos[c]) & 1 == 1)
             played[p] |= 1 << pos[c]
             E.give_card(s, p, c)
             E.apply_unchecked(s, r, a)
