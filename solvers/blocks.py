@@ -59,6 +59,7 @@ class BlockLayout:
         self.block_hi = block_hi
         self.max_list = max_list
         self._choice_slot: np.ndarray | None = None
+        self._player_nodes: list[np.ndarray] | None = None
 
     @classmethod
     def make(cls, tree: VectorTree) -> BlockLayout | None:
@@ -87,6 +88,25 @@ class BlockLayout:
         if tree.num_slots * 4 >= OFFLOAD_BYTES:
             lay.choice_slots(tree)  # now, while the slot index is in memory (see choice_slots)
         return lay
+
+    def player_nodes(self, actor: np.ndarray, q: int) -> np.ndarray:
+        """Player ``q``'s decision nodes with a block, in block (element) order: the order
+        :func:`block_refresh` sweeps them (4 bytes per decision node, made once)."""
+        if self._player_nodes is None:
+            out = []
+            for p in (0, 1):
+                nodes = np.flatnonzero((actor == p) & (self.block_hi > self.block_lo))
+                nodes = nodes[np.argsort(self.block_lo[nodes], kind="stable")]
+                out.append(nodes.astype(np.int32 if actor.shape[0] < 2**31 else np.int64))
+            self._player_nodes = out
+        return self._player_nodes[q]
+
+    def player_segments(self, actor: np.ndarray, q: int, elo: np.ndarray, ehi: np.ndarray) -> np.ndarray:
+        """For each parallel task's element range ``[elo, ehi)``, the slice of :meth:`player_nodes` whose
+        blocks lie in it (rows ``[start, stop)``)."""
+        nodes = self.player_nodes(actor, q)
+        starts = self.block_lo[nodes]
+        return np.stack([np.searchsorted(starts, elo), np.searchsorted(starts, ehi)], axis=1).astype(np.int64)
 
     def weights(self, tree: VectorTree) -> tuple[np.ndarray, np.ndarray]:
         """The kernels' deal-weight pair: ``tree``'s matrix and its transpose."""
@@ -118,6 +138,7 @@ class BlockLayout:
 
     def nbytes(self) -> int:
         wt = 0 if self.weights_t is None else self.weights_t.nbytes
+        wt += sum(a.nbytes for a in self._player_nodes or ())
         return (self.parent.nbytes + self.block_lo.nbytes + self.block_hi.nbytes + self.choice_base.nbytes
                 + self.pairs[0].nbytes + self.pairs[1].nbytes + self.node_len.nbytes + wt)
 
@@ -232,41 +253,85 @@ def block_forward_all(parent, strat, reach, H):
     block_forward(2 * H, parent.shape[0], 0, parent, strat, reach)
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _match_node(n, q, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, strat, reach, fwd, tot, cnt):
+    """Regret matching of player ``q``'s decision node ``n``: the same sums in the same order as
+    :func:`solvers.cfr.regret_match` (a parent's children come in action order). Forced slots have no
+    state: their probability is 1 wherever it is read. With ``fwd``, the block's own reaches too, in the
+    same sweep (the forward pass's products, bit for bit)."""
+    a0 = blo[n]
+    a1 = bhi[n]
+    if a1 <= a0:
+        return
+    ls = nlist[n, q]
+    for k in range(nlen[n, q]):
+        tot[k] = 0.0
+        cnt[k] = 0
+    c = cbase[n]
+    for d in range(a0, a1):
+        k = parent[d]
+        if k < 0:
+            continue
+        k -= ls
+        x = regrets[c] + (pred[c] if use_pred else 0.0)
+        x = x if x > 0.0 else 0.0
+        strat[c] = x
+        tot[k] += x
+        cnt[k] += 1
+        c += 1
+    c = cbase[n]
+    for d in range(a0, a1):
+        k = parent[d]
+        if k >= 0:
+            t = tot[k - ls]
+            strat[c] = strat[c] / t if t > 0.0 else 1.0 / cnt[k - ls]
+            if fwd:
+                reach[d] = reach[k] * strat[c]
+            c += 1
+        elif fwd:
+            reach[d] = reach[~k]
+
+
 @nb.njit(cache=True, nogil=True)
 def block_match(lo, hi, q, actor, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, strat, tot, cnt):
-    """Regret matching of player ``q``'s decision nodes among ``lo .. hi-1``: the same sums in the same
-    order as :func:`solvers.cfr.regret_match` (a parent's children come in action order). Forced slots
-    have no state: their probability is 1 wherever it is read."""
+    """Regret matching of player ``q``'s decision nodes among ``lo .. hi-1`` (:func:`_match_node`)."""
     for n in range(lo, hi):
-        if actor[n] != q:
-            continue
-        a0 = blo[n]
-        a1 = bhi[n]
-        if a1 <= a0:
-            continue
-        ls = nlist[n, q]
-        for k in range(nlen[n, q]):
-            tot[k] = 0.0
-            cnt[k] = 0
-        c = cbase[n]
-        for d in range(a0, a1):
-            k = parent[d]
-            if k < 0:
-                continue
-            k -= ls
-            x = regrets[c] + (pred[c] if use_pred else 0.0)
-            x = x if x > 0.0 else 0.0
-            strat[c] = x
-            tot[k] += x
-            cnt[k] += 1
-            c += 1
-        c = cbase[n]
-        for d in range(a0, a1):
-            k = parent[d]
-            if k >= 0:
-                t = tot[k - ls]
-                strat[c] = strat[c] / t if t > 0.0 else 1.0 / cnt[k - ls]
-                c += 1
+        if actor[n] == q:
+            _match_node(n, q, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, strat, strat, False,
+                        tot, cnt)
+
+
+@nb.njit(cache=True, nogil=True)
+def block_refresh(nodes, i0, i1, q, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, strat, reach, tot,
+                  cnt):
+    """Player ``q``'s new strategy and own reaches, one sweep: ``nodes[i0:i1]`` are ``q``'s decision nodes in
+    block (element) order, so every parent's reach is computed before its children's, and the other
+    player's blocks, whose reaches did not change, are not touched. Measured at 10x10 on one thread: a
+    refresh 0.27 -> 0.15 s against regret matching in node order then the whole forward pass (node order
+    visits the blocks out of order, and the forward pass redid the other player's half)."""
+    for i in range(i0, i1):
+        _match_node(nodes[i], q, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, strat, reach, True,
+                    tot, cnt)
+
+
+@nb.njit(cache=True, parallel=True)
+def block_refresh_par(top, seg, bin_start, q, nodes, actor, nlist, nlen, blo, bhi, parent, cbase, regrets, pred,
+                      use_pred, strat, reach, max_list):
+    """:func:`block_refresh` with a parallel plan: the top nodes of ``q`` first (node order), then each bin's
+    subtrees, each task's nodes ``nodes[seg[ti, 0]:seg[ti, 1]]`` (its element range's blocks in order)."""
+    tot = np.empty(max_list)
+    cnt = np.empty(max_list, np.int32)
+    for j in range(top.shape[0]):
+        n = top[j]
+        if actor[n] == q:
+            _match_node(n, q, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, strat, reach, True,
+                        tot, cnt)
+    for b in nb.prange(bin_start.shape[0] - 1):
+        tb = np.empty(max_list)
+        cb = np.empty(max_list, np.int32)
+        for ti in range(bin_start[b], bin_start[b + 1]):
+            block_refresh(nodes, seg[ti, 0], seg[ti, 1], q, nlist, nlen, blo, bhi, parent, cbase, regrets, pred,
+                          use_pred, strat, reach, tb, cb)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -500,17 +565,6 @@ def block_forward_par(top_lo, top_hi, top_c, task_elo, task_ehi, task_c, bin_sta
     for b in nb.prange(bin_start.shape[0] - 1):
         for ti in range(bin_start[b], bin_start[b + 1]):
             block_forward(task_elo[ti], task_ehi[ti], task_c[ti], parent, strat, reach)
-
-
-@nb.njit(cache=True, parallel=True)
-def block_match_par(chunks, q, actor, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, strat, max_list):
-    """:func:`block_match` over all nodes in ``chunks`` parallel pieces (nodes are independent)."""
-    n = actor.shape[0]
-    for c in nb.prange(chunks):
-        tot = np.empty(max_list)
-        cnt = np.empty(max_list, np.int32)
-        block_match(c * n // chunks, (c + 1) * n // chunks, q, actor, nlist, nlen, blo, bhi, parent, cbase, regrets,
-                    pred, use_pred, strat, tot, cnt)
 
 
 @nb.njit(cache=True)

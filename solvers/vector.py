@@ -22,8 +22,8 @@ from solvers.blocks import (
     block_backward_par,
     block_forward_all,
     block_forward_par,
-    block_match,
-    block_match_par,
+    block_refresh,
+    block_refresh_par,
     block_strategies,
     plan_ranges,
 )
@@ -618,6 +618,7 @@ class VectorSolver(SolverState):
                 self._par.blocks = plan_ranges(self._layout(), self._par.top, self._par.task_f, self._par.task_lo,
                                                self._par.task_hi)
                 self._par.flat = False
+                self._par.segments = {}  # per player: each task's slice of its nodes in block order
             elif self._par:
                 sc = self._schedule()
                 self._par.blocks = None
@@ -665,15 +666,19 @@ class VectorSolver(SolverState):
         pcfr = self.algorithm in PREDICTIVE
         t = self.tree
         if self._blocks is not None:
-            lay = self._layout()
-            if self._plan() is None:
-                tot, cnt = np.empty(lay.max_list), np.empty(lay.max_list, np.int32)
-                block_match(0, t.num_nodes, q, t.node_actor, t.node_list, lay.node_len, lay.block_lo, lay.block_hi,
-                            lay.parent, lay.choice_base, self._r, self._p, pcfr, self._strat, tot, cnt)
+            # one sweep over q's blocks in element order: regret matching and their reaches (the other
+            # player's reaches are current: only the player updated last has a new strategy)
+            lay, pl = self._layout(), self._plan()
+            nodes = lay.player_nodes(t.node_actor, q)
+            args = (t.node_list, lay.node_len, lay.block_lo, lay.block_hi, lay.parent, lay.choice_base, self._r,
+                    self._p, pcfr, self._strat, self._reach)
+            if pl is None or pl.blocks is None:
+                block_refresh(nodes, 0, nodes.shape[0], q, *args, np.empty(lay.max_list),
+                              np.empty(lay.max_list, np.int32))
             else:
-                block_match_par(4 * self.threads, q, t.node_actor, t.node_list, lay.node_len, lay.block_lo,
-                                lay.block_hi, lay.parent, lay.choice_base, self._r, self._p, pcfr, self._strat, lay.max_list)
-            self._forward(self._strat)
+                if q not in pl.segments:
+                    pl.segments[q] = lay.player_segments(t.node_actor, q, pl.blocks[3], pl.blocks[4])
+                block_refresh_par(pl.top, pl.segments[q], pl.bin_start, q, nodes, t.node_actor, *args, lay.max_list)
             return
         sc = self._schedule()
         if sc is not None:
