@@ -249,7 +249,16 @@ class _DeferredInterrupts:
         return self
 
     def _flag(self, signum, frame) -> None:
+        import sys
+
+        if self.signal is not None:  # asked twice: stop now (the last checkpoint on disk is whole)
+            raise KeyboardInterrupt(f"signal {signum} twice: stopped mid-iteration, the last checkpoint is kept")
         self.signal = signum
+        # an iteration of a big cell takes minutes: tell a person at a terminal at once what happens and how to
+        # stop sooner (a cluster's SIGTERM, with stderr in a log, gets only the closing line)
+        if sys.stderr is not None and sys.stderr.isatty():
+            print("stopping after this iteration, then saving a checkpoint (Ctrl-C again: stop now, keeping the "
+                  "last checkpoint)", file=sys.stderr, flush=True)
 
     def __exit__(self, *exc) -> None:
         import signal

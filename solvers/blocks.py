@@ -293,15 +293,6 @@ def _match_node(n, q, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_p
 
 
 @nb.njit(cache=True, nogil=True)
-def block_match(lo, hi, q, actor, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, strat, tot, cnt):
-    """Regret matching of player ``q``'s decision nodes among ``lo .. hi-1`` (:func:`_match_node`)."""
-    for n in range(lo, hi):
-        if actor[n] == q:
-            _match_node(n, q, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, strat, strat, False,
-                        tot, cnt)
-
-
-@nb.njit(cache=True, nogil=True)
 def block_refresh(nodes, i0, i1, q, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, strat, reach, tot,
                   cnt):
     """Player ``q``'s new strategy and own reaches, one sweep: ``nodes[i0:i1]`` are ``q``'s decision nodes in
@@ -334,31 +325,49 @@ def block_refresh_par(top, seg, bin_start, q, nodes, actor, nlist, nlen, blo, bh
                           use_pred, strat, reach, tb, cb)
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _normalize_node(n, p, nlist, nlen, blo, bhi, parent, cbase, ssum, out, tot, cnt):
+    """The average strategy of player ``p``'s decision node ``n`` (as :func:`solvers.cfr.normalize_block`)."""
+    ls = nlist[n, p]
+    for k in range(nlen[n, p]):
+        tot[k] = 0.0
+        cnt[k] = 0
+    c = cbase[n]
+    for d in range(blo[n], bhi[n]):
+        k = parent[d]
+        if k >= 0:
+            tot[k - ls] += ssum[c]
+            cnt[k - ls] += 1
+            c += 1
+    c = cbase[n]
+    for d in range(blo[n], bhi[n]):
+        k = parent[d]
+        if k >= 0:
+            t = tot[k - ls]
+            out[c] = ssum[c] / t if t > 0.0 else 1.0 / cnt[k - ls]
+            c += 1
+
+
 @nb.njit(cache=True, nogil=True)
-def block_normalize(lo, hi, actor, nlist, nlen, blo, bhi, parent, cbase, ssum, out, tot, cnt):
-    """The average strategy of decision nodes ``lo .. hi-1`` (as :func:`solvers.cfr.normalize_block`)."""
-    for n in range(lo, hi):
-        p = actor[n]
-        if p < 0 or bhi[n] <= blo[n]:
-            continue
-        ls = nlist[n, p]
-        for k in range(nlen[n, p]):
-            tot[k] = 0.0
-            cnt[k] = 0
-        c = cbase[n]
-        for d in range(blo[n], bhi[n]):
-            k = parent[d]
-            if k >= 0:
-                tot[k - ls] += ssum[c]
-                cnt[k - ls] += 1
-                c += 1
-        c = cbase[n]
-        for d in range(blo[n], bhi[n]):
-            k = parent[d]
-            if k >= 0:
-                t = tot[k - ls]
-                out[c] = ssum[c] / t if t > 0.0 else 1.0 / cnt[k - ls]
-                c += 1
+def block_strategies(nodes, i0, i1, q, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, ssum, out,
+                     average, tot, cnt):
+    """Player ``q``'s current (regret matching) or ``average`` strategy at ``nodes[i0:i1]`` into ``out``."""
+    for i in range(i0, i1):
+        if average:
+            _normalize_node(nodes[i], q, nlist, nlen, blo, bhi, parent, cbase, ssum, out, tot, cnt)
+        else:
+            _match_node(nodes[i], q, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, out, out, False,
+                        tot, cnt)
+
+
+@nb.njit(cache=True, parallel=True)
+def block_strategies_par(chunks, nodes, q, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, ssum, out,
+                         average, max_list):
+    """:func:`block_strategies` in ``chunks`` parallel pieces (nodes are independent)."""
+    m = nodes.shape[0]
+    for c in nb.prange(chunks):
+        block_strategies(nodes, c * m // chunks, (c + 1) * m // chunks, q, nlist, nlen, blo, bhi, parent, cbase,
+                         regrets, pred, use_pred, ssum, out, average, np.empty(max_list), np.empty(max_list, np.int32))
 
 
 @nb.njit(cache=True, inline="always")
@@ -565,19 +574,6 @@ def block_forward_par(top_lo, top_hi, top_c, task_elo, task_ehi, task_c, bin_sta
     for b in nb.prange(bin_start.shape[0] - 1):
         for ti in range(bin_start[b], bin_start[b + 1]):
             block_forward(task_elo[ti], task_ehi[ti], task_c[ti], parent, strat, reach)
-
-
-@nb.njit(cache=True)
-def block_strategies(actor, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, ssum, out, average, max_list):
-    """Every node's current (regret matching, both players) or ``average`` strategy into ``out``."""
-    tot = np.empty(max_list)
-    cnt = np.empty(max_list, np.int32)
-    n = actor.shape[0]
-    if average:
-        block_normalize(0, n, actor, nlist, nlen, blo, bhi, parent, cbase, ssum, out, tot, cnt)
-    else:
-        block_match(0, n, 0, actor, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, out, tot, cnt)
-        block_match(0, n, 1, actor, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, out, tot, cnt)
 
 
 def plan_ranges(layout: BlockLayout, top: np.ndarray, task_f: np.ndarray, task_lo: np.ndarray,

@@ -25,6 +25,7 @@ from solvers.blocks import (
     block_refresh,
     block_refresh_par,
     block_strategies,
+    block_strategies_par,
     plan_ranges,
 )
 from solvers.cfr import _RULE_ID, PREDICTIVE, SolverState, _discounts, _normalize, _rule, _strategy_from, regret_match
@@ -732,9 +733,16 @@ class VectorSolver(SolverState):
         t = self.tree
         if self._blocks is not None:
             lay = self._layout()
-            block_strategies(t.node_actor, t.node_list, lay.node_len, lay.block_lo, lay.block_hi, lay.parent,
-                             lay.choice_base, self._r, self._p,
-                             self.algorithm in PREDICTIVE, self._s, out, average, lay.max_list)
+            pcfr = self.algorithm in PREDICTIVE
+            for q in (0, 1):  # each player's nodes in block order (blocks read in element order)
+                nodes = lay.player_nodes(t.node_actor, q)
+                args = (q, t.node_list, lay.node_len, lay.block_lo, lay.block_hi, lay.parent, lay.choice_base,
+                        self._r, self._p, pcfr, self._s, out, average)
+                if self.threads > 1 and t.num_slots >= PARALLEL_SLOTS:
+                    block_strategies_par(4 * self.threads, nodes, *args, lay.max_list)
+                else:
+                    block_strategies(nodes, 0, nodes.shape[0], *args, np.empty(lay.max_list),
+                                     np.empty(lay.max_list, np.int32))
         elif average:
             _normalize(self._s, t.infoset_offset, t.infoset_nact, out)
         else:

@@ -264,3 +264,41 @@ def test_a_run_folder_in_use_by_another_process_is_refused_even_with_fresh(tmp_p
     finally:
         holder.communicate("")
     assert main([*MID[:-2], "--iterations", "2", "--out", str(out), "--fresh"]) == 0
+
+
+def test_a_second_ctrl_c_stops_mid_iteration_and_keeps_the_last_whole_checkpoint(tmp_path):
+    """One Ctrl-C waits for the iteration to end (minutes on a big cell) and saves it; a second one stops at once,
+    leaving the checkpoint of the last whole iteration untouched."""
+    import os
+
+    import pyspiel
+
+    from solvers import CFRSolver, build_openspiel_tree
+    from solvers.api import run
+
+    class Interrupted(CFRSolver):
+        signals = 2
+        fired = False
+
+        def iterate(self, n: int = 1) -> None:
+            super().iterate(n)
+            if self.iteration > 5 and not self.fired:  # inside the chunk after the checkpoint at 5
+                self.fired = True
+                for _ in range(self.signals):
+                    os.kill(os.getpid(), signal.SIGINT)
+                    time.sleep(0.01)
+
+    ck = tmp_path / "ck.npz"
+    kuhn = build_openspiel_tree(pyspiel.load_game("kuhn_poker"))
+    with pytest.raises(KeyboardInterrupt, match="twice"):
+        run(Interrupted(kuhn, "dcfr"), 20, checkpoint=ck, checkpoint_every=5)
+    with np.load(ck) as d:
+        assert int(d["iteration"]) == 5  # the last whole checkpoint, not the interrupted chunk's
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+    once = Interrupted(kuhn, "dcfr")
+    once.signals = 1
+    with pytest.raises(KeyboardInterrupt, match="checkpoint saved at iteration 10"):
+        run(once, 20, checkpoint=ck, checkpoint_every=5)
+    with np.load(ck) as d:
+        assert int(d["iteration"]) == 10  # one signal: the chunk ends and is saved
