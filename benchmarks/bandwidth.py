@@ -16,7 +16,9 @@ import numba as nb
 import numpy as np
 
 
-@nb.njit(parallel=True, cache=True)
+# not cached: benchmarks/solvers.py loads this file by path, and numba's cache of a module loaded that way
+# failed to load in the next process ("No module named '<dynamic>'"); it compiles in well under a second
+@nb.njit(parallel=True)
 def _triad(a, b, c, s):
     for i in nb.prange(a.shape[0]):
         a[i] = b[i] + s * c[i]
