@@ -24,7 +24,7 @@ from truco_lab.cli.common import (
 )
 from truco_lab.lab.runs import RunError, claim, refuse_conflicting
 from truco_lab.openspiel.games import openspiel_hand
-from truco_lab.openspiel.sampled import exploitability, head_to_head, sampled_game
+from truco_lab.openspiel.sampled import KEYS_STRENGTH, exploitability, head_to_head, sampled_game, strength_keys
 from truco_lab.rules import check_start
 
 PROG = "truco-lab mccfr"
@@ -69,6 +69,9 @@ def run(args: argparse.Namespace) -> int:
     og = _certificate_game(args, rules, game.num_players)
     describe = {"rules": rules.to_dict(), "score": [a, b], "dealer": args.dealer, "sampling": args.sampling,
                 "capacity": args.capacity, "seed": args.seed, "algorithm": "mccfr"}
+    if strength_keys(rules):
+        # its keys name cards by strength: part of the run (a run keyed by cards cannot resume into it)
+        describe["keys"] = KEYS_STRENGTH
     key = stable_hash(describe)
     out = Path(args.out)
     try:

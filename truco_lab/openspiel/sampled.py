@@ -1,10 +1,21 @@
 """The numba engine as a :class:`solvers.mccfr.SampledGame`: MCCFR drives the engine directly (no OpenSpiel
 wrapper in its loop), for hands whose full tree does not fit (the full Argentine hand).
 
-The game's parameter array ``g`` is the rules array, then dealer, scores and the deck. A history entry is
-``128 * player + action``. The information-state key hashes what the acting player knows, as the OpenSpiel
-games' information states do: their dealt cards, the vira, the public actions (an opponent's face-down card
-hidden) and, once an envido was accepted, the opponent's envido points (compared in the open).
+The game's parameter array ``g`` is dealer, scores, the key kind and the deck, then the rules array. A
+history entry is ``128 * player + action``. The information-state key hashes what the acting player knows, as
+the OpenSpiel games' information states do: their dealt cards, the vira, the public actions (an opponent's
+face-down card hidden) and, once an envido was accepted, the opponent's envido points (compared in the open).
+
+**Strength keys.** Where a card matters only through its trick strength (rule sets without envido or flor:
+paulista, mineiro and their two-against-two games), a card in a key is its strength under the hand's vira and
+the vira is its rank: hands and histories that differ only by the suits of equally strong cards share one
+information set. That is lossless: suits of plain cards are exchangeable, and so is the vira's suit (its rank
+names the manilhas; the card it removes is a plain one of its rank). One index of a merged set's legal actions
+must mean one strength in every member: legal actions come in card-id order, so a hand enters the key as the
+strengths of its cards *in id order* (under a vira rank that order is the strength order; with fixed manilhas
+it is not always, and such hands are then kept apart). On the full 40-card deck this is ~100x fewer sets at
+a hand's first decision (9,880 hands x 37 viras -> ~4,000 per seat), so a two-against-two MCCFR table holds
+the states it meets.
 """
 
 from __future__ import annotations
@@ -21,19 +32,34 @@ from truco_lab.rules.simulate import deal_hand
 # the game's parameters: dealer, scores, the deck (padded to the pack), then the rules array to the end
 G_DEALER = 0
 G_SCORE = 1
-G_NDECK = 3
-G_DECK = 4
+G_KEYS = 3  # 1: strength keys (see the module's note), 0: cards as they are
+G_NDECK = 4
+G_DECK = 5
 G_RULES = G_DECK + N_CARDS
 HISTORY_SIZE = 40
+KEYS_STRENGTH = "strength"  # a run's ``keys`` entry when its keys name cards by strength
 
 
-def game_params(rules: RuleSet, score: tuple[int, int], dealer: int) -> np.ndarray:
+def strength_keys(rules: RuleSet) -> bool:
+    """Whether ``rules``' MCCFR keys name cards by strength (only trick strength tells its cards apart: no
+    envido, no flor, the French pack)."""
+    return not (rules.envido or rules.flor) and rules.pack == "french"
+
+
+def game_params(rules: RuleSet, score: tuple[int, int], dealer: int, strength: bool | None = None) -> np.ndarray:
+    """The parameter array; ``strength``: strength keys (default: wherever :func:`strength_keys` allows)."""
+    if strength is None:
+        strength = strength_keys(rules)
+    elif strength and not strength_keys(rules):
+        raise ValueError(f"{rules.name}: its cards differ by more than trick strength (envido or flor), so strength "
+                         "keys would merge information sets that are not alike")
     deck = rules.deck
     r = rules.to_array()
     g = np.zeros(G_RULES + len(r), np.int32)
     g[G_DEALER] = dealer
     g[G_SCORE] = score[0]
     g[G_SCORE + 1] = score[1]
+    g[G_KEYS] = int(strength)
     g[G_NDECK] = len(deck)
     g[G_DECK:G_DECK + len(deck)] = deck
     g[G_RULES:] = r
@@ -94,64 +120,76 @@ def t_check(g, s, h, p):
     return _info_hash(g, s, h, p, np.uint64(0xC0FFEE1234567))
 
 
+@nb.njit(cache=True, inline="always")
+def _card_code(g, s, card):
+    """A card as a key sees it: its id, or with strength keys its strength under the hand's vira."""
+    if g[G_KEYS] == 0:
+        return card
+    return E.strength(card, 0, E.manilha(s), g[G_RULES:]) + 1
+
+
 @nb.njit(cache=True)
-def _info_hash(g, s, h, p, seed):
+def _hand_key(g, s, k, p, base):
+    """Seat ``p``'s three dealt cards in id order (the order of their play actions), each as a key sees it."""
     a = E.dealt_card(s, p, 0)
     b = E.dealt_card(s, p, 1)
     c = E.dealt_card(s, p, 2)
     lo = min(a, min(b, c))
     hi = max(a, max(b, c))
+    k = _mix(k, base + _card_code(g, s, lo))
+    k = _mix(k, _card_code(g, s, a + b + c - lo - hi))
+    return _mix(k, _card_code(g, s, hi))
+
+
+@nb.njit(cache=True)
+def _info_hash(g, s, h, p, seed):
     k = _mix(seed, p)
-    k = _mix(k, lo)
-    k = _mix(k, a + b + c - lo - hi)
-    k = _mix(k, hi)
-    k = _mix(k, E.vira(s))
+    k = _hand_key(g, s, k, p, 0)
+    v = E.vira(s)
+    k = _mix(k, v if g[G_KEYS] == 0 or v < 0 else v >> 2)  # with strength keys the vira's rank alone
     r = g[G_RULES:]
     t = E.rule_target(r) - 1
     if E.rule_seats(r) == 4 and E.rule_eleven(r) and g[G_SCORE + (p & 1)] == t and g[G_SCORE + 1 - (p & 1)] != t:
-        q = (p + 2) % 4  # a side on eleven has seen its partner's cards (seed 003)
-        a = E.dealt_card(s, q, 0)
-        b = E.dealt_card(s, q, 1)
-        c = E.dealt_card(s, q, 2)
-        lo = min(a, min(b, c))
-        hi = max(a, max(b, c))
-        k = _mix(k, 200 + lo)
-        k = _mix(k, a + b + c - lo - hi)
-        k = _mix(k, hi)
+        k = _hand_key(g, s, k, (p + 2) % 4, 200)  # a side on eleven has seen its partner's cards (seed 003)
     for i in range(1, h[0] + 1):
         x = h[i]
         q = x >> 7
         act = x & 127
         if q != p and A_DOWN <= act < A_RAISE:
             x = 128 * q + 127  # the opponent's face-down card is hidden
+        elif g[G_KEYS] != 0 and act < A_RAISE:  # a card played: its strength, face up or down
+            down = 1 if act >= A_DOWN else 0
+            x = 20000 + 1000 * q + 500 * down + _card_code(g, s, act - A_DOWN * down)
         k = _mix(k, x)
     if E.envido_seen(s):
         k = _mix(k, 1000 + E.envido_of(s, 1 - p))
     return k
 
 
-def sampled_game(rules: RuleSet, score: tuple[int, int] = (0, 0), dealer: int = 1) -> SampledGame:
-    """One hand of ``rules`` at ``score`` with ``dealer``, for :class:`solvers.mccfr.MCCFRSolver`."""
-    return SampledGame(game_params(rules, score, dealer), E.STATE_SIZE, HISTORY_SIZE, t_deal, t_player, t_legal,
+def sampled_game(rules: RuleSet, score: tuple[int, int] = (0, 0), dealer: int = 1,
+                 strength: bool | None = None) -> SampledGame:
+    """One hand of ``rules`` at ``score`` with ``dealer``, for :class:`solvers.mccfr.MCCFRSolver`
+    (``strength``: as :func:`game_params`)."""
+    return SampledGame(game_params(rules, score, dealer, strength), E.STATE_SIZE, HISTORY_SIZE, t_deal, t_player, t_legal,
                        t_apply, t_utility, t_key, f"{rules.name} {score[0]}x{score[1]} d{dealer}", rules.seats,
                        check=t_check)
 
 
-def state_key(state, player: int) -> int:
+def state_key(state, player: int, strength: bool | None = None) -> int:
     """The MCCFR key of an OpenSpiel truco state's information set for ``player``."""
     h = np.zeros(HISTORY_SIZE, np.int32)
     h[0] = len(state.hand_actions)
     for i, (q, a) in enumerate(state.hand_actions):
         h[i + 1] = 128 * q + a
-    return int(t_key(game_params(state.rules, state.start_score, state.dealer), state.s, h, player))
+    return int(t_key(game_params(state.rules, state.start_score, state.dealer, strength), state.s, h, player))
 
 
-def keyed_tree(game):
+def keyed_tree(game, strength: bool | None = None):
     """OpenSpiel hand ``game`` walked into a tree whose information sets carry their MCCFR keys (build once,
-    measure many times with :func:`exploitability`)."""
+    measure many times with :func:`exploitability`; ``strength`` as :func:`game_params`)."""
     from solvers.tree import build_openspiel_tree
 
-    return build_openspiel_tree(game, infoset_hook=state_key)
+    return build_openspiel_tree(game, infoset_hook=lambda st, p: state_key(st, p, strength))
 
 
 def exploitability(solver: MCCFRSolver, game_or_tree) -> float:

@@ -1,8 +1,8 @@
 """The MCCFR average strategy as a bot, and what it says at one decision (``explain`` for team games).
 
 A ``truco-lab mccfr`` run holds one hand's table (one score, one dealer), keyed by hashes of information
-states (:func:`truco_lab.openspiel.sampled.state_key`). The key is the player's cards, the vira and the
-public actions: it does not hold the score, so a run trained at one score answers the same information
+states (:func:`truco_lab.openspiel.sampled.state_key`). The key is the player's cards (by strength where
+only strength tells them apart), the vira and the public actions: it does not hold the score, so a run trained at one score answers the same information
 states at every score of a match (its strategy is the points-per-hand one of its training hand; a side on
 eleven, which has seen its partner's cards, meets states no 0×0 run trained). A match rotates the deal, so
 the bot takes one run per dealer; where it has no run, or the run never visited the state, it plays its
@@ -19,7 +19,7 @@ import numpy as np
 
 from solvers.mccfr import MCCFRSolver
 from solvers.storage import read_json
-from truco_lab.openspiel.sampled import sampled_game, state_key
+from truco_lab.openspiel.sampled import KEYS_STRENGTH, sampled_game, state_key, strength_keys
 from truco_lab.people.bots import BotBase, HeuristicBot
 from truco_lab.rules.cards import A_CONCEDE
 from truco_lab.rules.ruleset import RuleSet
@@ -48,6 +48,9 @@ class MCCFRRun:
             raise ValueError(f"{folder} is a {run.get('kind')!r} run, not a truco-lab mccfr run")
         d = run["describe"]
         rules = RuleSet.from_dict(d["rules"])
+        if strength_keys(rules) and d.get("keys") != KEYS_STRENGTH:
+            raise ValueError(f"{folder} was trained with keys that name cards by suit, before strength keys: "
+                             "its table answers no state now; train it again (truco-lab mccfr ... --fresh)")
         score = (int(d["score"][0]), int(d["score"][1]))
         game = sampled_game(rules, score, int(d["dealer"]))
         solver = MCCFRSolver(game, sampling=d["sampling"], capacity=int(d["capacity"]), seed=int(d["seed"]))
