@@ -784,6 +784,7 @@ class VectorSolver(SolverState):
         """The average strategy written into the working-strategy buffer (every pass recomputes the
         working strategy first, so it is free between passes): certificates cost no extra slot array,
         4 bytes per entry off the peak."""
+        _ = self.tree  # first: a parked solver remakes its tree and buffers here (self._strat is None until then)
         self._stale = {0, 1}
         return self._all_strategies(self._strat, True)
 

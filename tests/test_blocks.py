@@ -95,6 +95,12 @@ def test_parked_and_rebuilt(tree):
     a.iterate(2)
     b.iterate(2)  # the tree and its layout are remade
     _same_state(a, b)
+    # every reader of a parked solver rebuilds first (game_value on a parked solver once met a None buffer:
+    # a native Argentine solve of 11.7 M slots crashed at its end, where SubgameSolver had parked it)
+    for read in (lambda s: s.game_value(), lambda s: s.exploitability(), lambda s: float(s.average_strategy().sum()),
+                 lambda s: float(s.current_strategy().sum())):
+        b.park(min_slots=0)
+        assert read(b) == read(a)
 
 
 def test_layout_blocks_and_parents(tree):
