@@ -256,15 +256,16 @@ def test_solve_cli_builds_argentine_hands_natively(tmp_path, capsys):
 
     argv = ["solve", "--rules", "argentino", "--ranks", "1 7 12", "--suits", "eb", "--max-stake", "1", "--score",
             "0,0", "--dealer", "1", "--target-exploitability", "1e-5", "-q"]
-    assert main([*argv, "--tree", "native", "--out", str(tmp_path / "n")]) == 0
-    assert main([*argv, "--out", str(tmp_path / "w")]) == 0
+    assert main([*argv, "--out", str(tmp_path / "n")]) == 0  # native: the default
+    assert main([*argv, "--tree", "openspiel", "--out", str(tmp_path / "w")]) == 0
     import json
 
     n, w = (json.loads((tmp_path / x / "summary.json").read_text()) for x in "nw")
+    assert (n["run"]["tree"], w["run"]["tree"]) == ("native", "openspiel")
     assert n["game_value"] == pytest.approx(w["game_value"], abs=2e-5)
     df = pd.read_parquet(tmp_path / "n" / "strategy.parquet")
     assert {"hand", "history", "action", "probability"} <= set(df.columns)
-    assert main(["solve", "--rules", "argentino", "--score", "0,0", "--dealer", "1", "--tree", "native",
+    assert main(["solve", "--rules", "argentino", "--score", "0,0", "--dealer", "1",
                  "--iterations", "3", "--out", str(tmp_path / "big")]) == 2
     assert "entries" in capsys.readouterr().err
 

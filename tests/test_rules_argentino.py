@@ -428,7 +428,7 @@ def test_cli_solves_argentino(tmp_path, capsys):
     assert (out / "strategy.parquet").exists() and "game value" in capsys.readouterr().out
     assert main(argv[:-3] + ["--out", str(out), "--resume", "-q"]) == 0  # a finished run is reported again
     assert main(["solve", "--rules", "argentino", "--score", "0,0", "--dealer", "1", "--iterations", "3",
-                 "--out", str(tmp_path / "big")]) == 2
+                 "--tree", "openspiel", "--out", str(tmp_path / "big")]) == 2
     assert "too many to walk" in capsys.readouterr().err and not (tmp_path / "big").exists()
     assert main(["match", "--rules", "argentino", "--out", str(tmp_path / "m")]) == 2
     assert "works with `truco-lab solve`" in capsys.readouterr().err
@@ -454,3 +454,5 @@ def test_envido_notebook_runs_on_a_cli_solve(tmp_path, monkeypatch):
     images = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if "image/png" in o.get("data", {})]
     assert len(images) == 2
+    text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    assert "mano sings with 27+ points" in text and "-> with" in text  # conclusions computed, not written

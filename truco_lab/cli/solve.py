@@ -1,4 +1,4 @@
-"""``truco-lab solve``: one hand cell, every vira class or one, natively (or the generic tree for argentino)."""
+"""``truco-lab solve``: one hand cell, every vira class or one, natively (argentino: its native tree, or walked)."""
 
 from __future__ import annotations
 
@@ -72,9 +72,10 @@ def add_parser(sub) -> None:
     so.add_argument("--table-min-reach", type=prob, default=0.0, metavar="P",
                     help="leave out information sets the equilibrium reaches with probability below P")
     add_rules_options(so, argentine_options=True)
-    so.add_argument("--tree", choices=("openspiel", "native"), default="openspiel",
-                    help="argentino: walk the OpenSpiel hand (default; the table's rows keyed by information-state "
-                         "strings) or build its native tree (far bigger hands; rows keyed by hand and history)")
+    so.add_argument("--tree", choices=("native", "openspiel"), default="native",
+                    help="argentino: build its native tree (default; rows keyed by hand and history, with each "
+                         "set's reach) or walk the OpenSpiel hand (the independent check on small decks; rows "
+                         "keyed by information-state strings)")
     so.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     so.set_defaults(func=run, prog=PROG)
 
@@ -230,8 +231,8 @@ def _summary(cells: list[dict], args: argparse.Namespace, req: _Request, describ
 
 
 def _solve_generic(args: argparse.Namespace, rules: RuleSet) -> int:
-    """``solve`` for rule sets without a native tree builder (argentino): the OpenSpiel game is walked once
-    into a flat tree and solved by CFR; exploitability is exact (best response on that tree)."""
+    """``solve`` for argentino: its native tree (the default), or the OpenSpiel game walked once into a flat
+    tree (``--tree openspiel``); exploitability is exact either way (best response on that tree)."""
     if args.vira not in (None, "all", "none"):
         raise CliError(f"argument --vira: rule set {rules.name} turns no vira; leave --vira out, got {args.vira!r}")
     if args.payoff != "points":

@@ -94,8 +94,11 @@ class MCCFRBot(BotBase):
     name = "mccfr"
 
     def __init__(self, runs: list[MCCFRRun], fallback: BotBase | None = None, seed: int | None = 0,
-                 notify=None) -> None:
+                 notify=None, min_visits: int = 1) -> None:
         super().__init__(seed)
+        if min_visits < 1:
+            raise ValueError(f"min_visits must be at least 1, got {min_visits}")
+        self.min_visits = int(min_visits)
         if not runs:
             raise ValueError("the mccfr bot needs at least one truco-lab mccfr run")
         self.runs = {r.dealer: r for r in runs}
@@ -107,14 +110,15 @@ class MCCFRBot(BotBase):
         self._told: set[int] = set()
 
     def lookup(self, state) -> tuple[dict[int, float], int] | None:
-        """(the average strategy here, the visits it was learnt from), or None without a run or a visit."""
+        """(the average strategy here, the visits it was learnt from), or None without a run or with fewer than
+        ``min_visits`` visits (a set met a few times holds an average of a few near-uniform strategies)."""
         run = self.runs.get(int(state.dealer))
         if run is None:
             return None
         legal = strategic_legal(state)
         p = state.current_player()
         probs, visits = run.solver.lookup(state_key(state, p), len(legal))
-        if visits == 0:
+        if visits < self.min_visits:
             return None
         return {a: float(x) for a, x in zip(legal, probs, strict=True)}, visits
 
