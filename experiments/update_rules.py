@@ -14,6 +14,10 @@ the variants already in it.
     python experiments/update_rules.py --cell 10,10 --variants dcfr pdcfr+ dcfr:1.5,0,4
     python experiments/update_rules.py --cell 9,9 --dealer 1 --equity results/endgame/equity.parquet \
         --warm-from results/endgame/cells/s9-10_d1/checkpoints/s9-10_d1_v0.<hash>.npz --variants dcfr dcfr@warm
+    python experiments/update_rules.py --rules argentino --ranks "1 3 7 12" --suits eb --max-stake 2 \
+        --cell 0,0 --dealer 1 --target 1e-3 --variants dcfr pcfr+ dcfr+ hs-pcfr+
+
+With ``--rules argentino`` the cell is the Argentine hand's native tree (in points; the deck options apply).
 """
 
 from __future__ import annotations
@@ -78,6 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check-every", type=int, default=20)
     ap.add_argument("--out", default="results/update_rules")
     ap.add_argument("--threads", type=int, default=2, help="threads per pass (default 2; results do not depend on it)")
+    ap.add_argument("--rules", default="paulista", choices=("paulista", "argentino"),
+                    help="paulista (default: the real deck's cells) or argentino (a native hand on --ranks/--suits)")
+    ap.add_argument("--ranks")
+    ap.add_argument("--suits")
+    ap.add_argument("--max-stake", type=int)
     a = ap.parse_args(argv)
     try:
         variants = [(v, *parse_variant(v)) for v in a.variants]
@@ -85,6 +94,15 @@ def main(argv: list[str] | None = None) -> int:
         equity = _equity(a.equity)
         if any(w for *_, w in variants) and not (a.warm_from and Path(a.warm_from).is_file()):
             raise ValueError(f"--warm-from {a.warm_from!r}: an @warm variant needs an existing checkpoint file")
+        rules = None
+        if a.rules == "argentino":
+            from truco_lab.rules.ruleset import RuleSet
+
+            rules = RuleSet.from_options("argentino", ranks=a.ranks, suits=a.suits, max_stake=a.max_stake)
+            if equity is not None:
+                raise ValueError("--equity: the Argentine cell is solved in points here")
+        elif a.ranks or a.suits or a.max_stake:
+            raise ValueError("--ranks/--suits/--max-stake go with --rules argentino (paulista cells are the real deck's)")
     except (ValueError, OSError) as e:
         print(f"update_rules: {e}", file=sys.stderr)
         return 2
@@ -93,12 +111,19 @@ def main(argv: list[str] | None = None) -> int:
     from truco_lab.abstraction.tree import build_cell
 
     key = stable_hash([s0, s1, a.dealer, a.vira, a.target, a.max_iterations, a.check_every,
-                       equity.key() if equity is not None else None, a.warm_from])
-    path = Path(a.out) / f"{s0}x{s1}.d{a.dealer}.v{a.vira}.{key[:8]}.csv"
+                       equity.key() if equity is not None else None, a.warm_from]
+                      + ([rules.to_dict()] if rules is not None else []))
+    stem = f"{s0}x{s1}.d{a.dealer}.v{a.vira}" if rules is None else f"argentino.{s0}x{s1}.d{a.dealer}"
+    path = Path(a.out) / f"{stem}.{key[:8]}.csv"
     done = pd.read_csv(path) if path.exists() else pd.DataFrame(columns=["variant", "iteration", "exploitability",
                                                                           "seconds"])
-    tree = build_cell(score0=s0, score1=s1, dealer=a.dealer, vira_class=a.vira,
-                      payoff="points" if equity is None else "equity", equity=equity)
+    if rules is not None:
+        from truco_lab.abstraction.argentine_tree import build_argentine_cell
+
+        tree = build_argentine_cell(rules, s0, s1, a.dealer)
+    else:
+        tree = build_cell(score0=s0, score1=s1, dealer=a.dealer, vira_class=a.vira,
+                          payoff="points" if equity is None else "equity", equity=equity)
     tree.offload_navigation()
     for label, alg, params, warm in variants:
         if label in set(done["variant"]):

@@ -16,6 +16,7 @@ from truco_lab.cli.common import (
     CliError,
     add_rules_options,
     check_score,
+    nonneg_int,
     positive_float,
     positive_int,
     rules_from_args,
@@ -50,6 +51,10 @@ def add_parser(sub) -> None:
     mc.add_argument("--resume", action="store_true", help="continue the run in DIR from its checkpoint")
     mc.add_argument("--fresh", action="store_true", help="overwrite DIR if it holds another run")
     mc.add_argument("--checkpoint-every", type=positive_int, default=10_000, help="iterations between checkpoints")
+    mc.add_argument("--checkpoint-seconds", type=nonneg_int, default=60, metavar="S",
+                    help="and at least S seconds between them (default 60: a full-deck table is gigabytes, and "
+                         "saving it every 10,000 iterations took a third of a run's time; 0: every N "
+                         "iterations); the end, Ctrl-C and SIGTERM always save")
     add_rules_options(mc, team=True, argentine_options=True)
     mc.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     mc.set_defaults(func=run, prog=PROG)
@@ -133,7 +138,7 @@ def _iterate(args: argparse.Namespace, solver: MCCFRSolver, ck: Path, key: str, 
             if target else tqdm(total=args.seconds, unit=" s", desc=f"mccfr {name}",
                                 bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} s [{elapsed}<{remaining}]")
     t0 = time.perf_counter()
-    last_save = solver.iteration
+    last_save, last_time = solver.iteration, t0
     try:
         while (target and solver.iteration < target) or (not target and time.perf_counter() - t0 < args.seconds):
             n = min(batch, target - solver.iteration) if target else batch
@@ -151,9 +156,10 @@ def _iterate(args: argparse.Namespace, solver: MCCFRSolver, ck: Path, key: str, 
                     bar.n = min(time.perf_counter() - t0, args.seconds)
                     bar.refresh()
                 bar.set_postfix(sets=f"{solver.num_infosets:,}")
-            if solver.iteration - last_save >= args.checkpoint_every:
+            if (solver.iteration - last_save >= args.checkpoint_every
+                    and time.perf_counter() - last_time >= args.checkpoint_seconds):
                 solver.save(ck, key)
-                last_save = solver.iteration
+                last_save, last_time = solver.iteration, time.perf_counter()
     except KeyboardInterrupt:
         solver.save(ck, key)
         raise CliError(f"interrupted after {solver.iteration:,} iterations; checkpoint in {ck}, continue with "
