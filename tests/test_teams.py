@@ -277,7 +277,8 @@ def test_team_cli_arena_table_and_explain(runs, tmp_path):
     (["play", "--rules", "paulista_2v2", "--bot", "mccfr"], "needs --mccfr"),
     (["play", "--partner", "random"], "heads-up"),
     (["play", "--seat", "2"], "heads-up"),
-    (["play", "--bot", "mccfr"], "team games"),
+    (["play", "--bot", "mccfr"], "needs --mccfr"),  # heads-up at the terminal too, with runs
+    (["play", "--rules", "argentino", "--browser", "--bot", "mccfr"], "drop --browser"),
     (["arena", "--rules", "paulista_2v2", "--bots", "solved,random"], "no solved strategy"),
     (["arena", "--rules", "paulista_2v2", "--bots", "mccfr,random"], "needs --mccfr"),
     (["arena", "--rules", "paulista_2v2", "--bots", "mccfr,random", "--mccfr", "/nonexistent"], "--mccfr"),

@@ -25,7 +25,7 @@ from truco_lab.cli.common import (
 )
 from truco_lab.lab.runs import RunError, claim, refuse_conflicting
 from truco_lab.openspiel.games import openspiel_hand
-from truco_lab.openspiel.sampled import KEYS_STRENGTH, exploitability, head_to_head, sampled_game, strength_keys
+from truco_lab.openspiel.sampled import KEY_KINDS, exploitability, head_to_head, key_kind, sampled_game
 from truco_lab.rules import check_start
 
 PROG = "truco-lab mccfr"
@@ -42,6 +42,10 @@ def add_parser(sub) -> None:
     mstop.add_argument("--seconds", type=positive_float, help="run this many seconds")
     mc.add_argument("--capacity", type=positive_int, default=1 << 22,
                     help="information sets the table holds (default 4,194,304: ~0.8 GB)")
+    mc.add_argument("--keys", choices=KEY_KINDS, default=None,
+                    help="how information sets are keyed: strength (default where lossless: paulista, mineiro and "
+                         "their 2v2 games), cards (default elsewhere) or suit-blind (argentino: trick levels, own "
+                         "envido points and flor; an abstraction, certified with --exploitability on small decks)")
     mc.add_argument("--seed", type=seed, default=0, help="random seed (runs are reproducible per seed)")
     mc.add_argument("--exploitability", action="store_true",
                     help="heads-up small variants: exact exploitability of the average (walks the tree)")
@@ -70,13 +74,17 @@ def run(args: argparse.Namespace) -> int:
         check_start(rules, a, b, args.dealer)
     except ValueError as e:
         raise CliError(f"argument --score/--dealer: {e}") from None
-    game = sampled_game(rules, (a, b), args.dealer)
+    try:
+        keys = key_kind(rules, args.keys)
+    except ValueError as e:
+        raise CliError(f"argument --keys: {e}") from None
+    game = sampled_game(rules, (a, b), args.dealer, keys)
     og = _certificate_game(args, rules, game.num_players)
     describe = {"rules": rules.to_dict(), "score": [a, b], "dealer": args.dealer, "sampling": args.sampling,
                 "capacity": args.capacity, "seed": args.seed, "algorithm": "mccfr"}
-    if strength_keys(rules):
-        # its keys name cards by strength: part of the run (a run keyed by cards cannot resume into it)
-        describe["keys"] = KEYS_STRENGTH
+    if keys != "cards":
+        # part of the run (a run keyed otherwise cannot resume into it); runs keyed by cards keep their hash
+        describe["keys"] = keys
     key = stable_hash(describe)
     out = Path(args.out)
     try:
@@ -148,7 +156,9 @@ def _iterate(args: argparse.Namespace, solver: MCCFRSolver, ck: Path, key: str, 
             except (MemoryError, RuntimeError) as e:
                 msg = str(e).replace("create the solver with a larger capacity", "give a larger --capacity "
                                      "(and --fresh: the table size is part of the run)")
-                raise CliError(msg) from None
+                kept = (f"the checkpoint of iteration {last_save:,} is kept" if ck.exists() else
+                        "no checkpoint was written yet")
+                raise CliError(f"{msg}; {kept}") from None
             if bar is not None:
                 if target:
                     bar.update(solver.iteration - before)

@@ -71,7 +71,11 @@ def run(args: argparse.Namespace) -> int:
     deal_seed = _deal_seed(args)
     if args.browser:
         return _browser(args, rules, strategy, deal_seed)
-    bot = make_bot(args.bot, deal_seed + 1, strategy)
+    runs = load_mccfr_option(args.mccfr, rules, args.bot == "mccfr")
+    try:
+        bot = make_bot(args.bot, deal_seed + 1, strategy, mccfr=runs)
+    except ValueError as e:
+        raise CliError(str(e)) from None
     table = Table(rules, bot, match=not args.hand, seat=args.seat, seed=deal_seed,
                   hints=strategy if args.hints else None, score=args.score or (0, 0), dealer=args.dealer)
     return table.run()
@@ -93,8 +97,9 @@ def _check_table_rules(rules, args: argparse.Namespace) -> None:
         what = f"--seat {args.seat}" if args.seat > 1 else f"--dealer {args.dealer}"
         raise CliError(f"argument {what.split()[0]}: {rules.name} is heads-up: seats and dealers are 0 or 1, got "
                        f"{what.split()[1]}")
-    if bot == "mccfr":
-        raise CliError("--bot mccfr: the mccfr bot plays team games (paulista_2v2, mineiro_2v2) at the table")
+    if bot == "mccfr" and args.browser:
+        raise CliError("--bot mccfr: heads-up, the mccfr bot plays at the terminal table (drop --browser); in the "
+                       "browser it plays team games (paulista_2v2, mineiro_2v2)")
     if rules.pack == "spanish" and (bot in ("solved", "br-solved") or hints) and not args.solved:
         what = "--hints" if hints else f"--bot {bot}"
         raise CliError(f"{what}: argentino's solved strategy comes from a solved match folder: give --solved DIR "

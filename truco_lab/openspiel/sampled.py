@@ -16,6 +16,11 @@ strengths of its cards *in id order* (under a vira rank that order is the streng
 it is not always, and such hands are then kept apart). On the full 40-card deck this is ~100x fewer sets at
 a hand's first decision (9,880 hands x 37 viras -> ~4,000 per seat), so a two-against-two MCCFR table holds
 the states it meets.
+
+**Suit-blind keys** (``keys="suit-blind"``, Argentine truco): the same, plus the player's own envido points
+and whether they hold a flor. A card played then shows its trick level only, and suits tell the envido, so
+this is an abstraction, not an identity (the suit-blind one of :mod:`truco_lab.abstraction.argentine_abstract`):
+its strategy is certified by the exact best response in the real game wherever that fits (small decks).
 """
 
 from __future__ import annotations
@@ -32,12 +37,12 @@ from truco_lab.rules.simulate import deal_hand
 # the game's parameters: dealer, scores, the deck (padded to the pack), then the rules array to the end
 G_DEALER = 0
 G_SCORE = 1
-G_KEYS = 3  # 1: strength keys (see the module's note), 0: cards as they are
+G_KEYS = 3  # 0: cards as they are, 1: strength keys, 2: suit-blind keys (see the module's note)
 G_NDECK = 4
 G_DECK = 5
 G_RULES = G_DECK + N_CARDS
 HISTORY_SIZE = 40
-KEYS_STRENGTH = "strength"  # a run's ``keys`` entry when its keys name cards by strength
+KEY_KINDS = ("cards", "strength", "suit-blind")
 
 
 def strength_keys(rules: RuleSet) -> bool:
@@ -46,20 +51,31 @@ def strength_keys(rules: RuleSet) -> bool:
     return not (rules.envido or rules.flor) and rules.pack == "french"
 
 
-def game_params(rules: RuleSet, score: tuple[int, int], dealer: int, strength: bool | None = None) -> np.ndarray:
-    """The parameter array; ``strength``: strength keys (default: wherever :func:`strength_keys` allows)."""
-    if strength is None:
-        strength = strength_keys(rules)
-    elif strength and not strength_keys(rules):
+def key_kind(rules: RuleSet, keys: str | None = None) -> str:
+    """``keys`` checked against ``rules`` (None: ``strength`` wherever it is lossless, else ``cards``)."""
+    if keys is None:
+        return "strength" if strength_keys(rules) else "cards"
+    if keys not in KEY_KINDS:
+        raise ValueError(f"keys must be one of {', '.join(KEY_KINDS)}, got {keys!r}")
+    if keys == "strength" and not strength_keys(rules):
         raise ValueError(f"{rules.name}: its cards differ by more than trick strength (envido or flor), so strength "
-                         "keys would merge information sets that are not alike")
+                         "keys would merge information sets that are not alike (suit-blind keys abstract them)")
+    if keys == "suit-blind" and (strength_keys(rules) or rules.seats != 2):
+        raise ValueError(f"{rules.name}: suit-blind keys are for heads-up rule sets with envido or flor "
+                         "(strength keys already merge suits losslessly here)")
+    return keys
+
+
+def game_params(rules: RuleSet, score: tuple[int, int], dealer: int, keys: str | None = None) -> np.ndarray:
+    """The parameter array; ``keys``: how information sets are keyed (:func:`key_kind`)."""
+    kind = KEY_KINDS.index(key_kind(rules, keys))
     deck = rules.deck
     r = rules.to_array()
     g = np.zeros(G_RULES + len(r), np.int32)
     g[G_DEALER] = dealer
     g[G_SCORE] = score[0]
     g[G_SCORE + 1] = score[1]
-    g[G_KEYS] = int(strength)
+    g[G_KEYS] = kind
     g[G_NDECK] = len(deck)
     g[G_DECK:G_DECK + len(deck)] = deck
     g[G_RULES:] = r
@@ -147,6 +163,9 @@ def _info_hash(g, s, h, p, seed):
     k = _hand_key(g, s, k, p, 0)
     v = E.vira(s)
     k = _mix(k, v if g[G_KEYS] == 0 or v < 0 else v >> 2)  # with strength keys the vira's rank alone
+    if g[G_KEYS] == 2:  # suit-blind: what the suits told of the player's own hand
+        k = _mix(k, 3000 + E.envido_of(s, p))
+        k = _mix(k, 4000 + int(E.flor_dealt(s, p)))
     r = g[G_RULES:]
     t = E.rule_target(r) - 1
     if E.rule_seats(r) == 4 and E.rule_eleven(r) and g[G_SCORE + (p & 1)] == t and g[G_SCORE + 1 - (p & 1)] != t:
@@ -167,29 +186,29 @@ def _info_hash(g, s, h, p, seed):
 
 
 def sampled_game(rules: RuleSet, score: tuple[int, int] = (0, 0), dealer: int = 1,
-                 strength: bool | None = None) -> SampledGame:
+                 keys: str | None = None) -> SampledGame:
     """One hand of ``rules`` at ``score`` with ``dealer``, for :class:`solvers.mccfr.MCCFRSolver`
-    (``strength``: as :func:`game_params`)."""
-    return SampledGame(game_params(rules, score, dealer, strength), E.STATE_SIZE, HISTORY_SIZE, t_deal, t_player, t_legal,
+    (``keys``: as :func:`game_params`)."""
+    return SampledGame(game_params(rules, score, dealer, keys), E.STATE_SIZE, HISTORY_SIZE, t_deal, t_player, t_legal,
                        t_apply, t_utility, t_key, f"{rules.name} {score[0]}x{score[1]} d{dealer}", rules.seats,
                        check=t_check)
 
 
-def state_key(state, player: int, strength: bool | None = None) -> int:
+def state_key(state, player: int, keys: str | None = None) -> int:
     """The MCCFR key of an OpenSpiel truco state's information set for ``player``."""
     h = np.zeros(HISTORY_SIZE, np.int32)
     h[0] = len(state.hand_actions)
     for i, (q, a) in enumerate(state.hand_actions):
         h[i + 1] = 128 * q + a
-    return int(t_key(game_params(state.rules, state.start_score, state.dealer, strength), state.s, h, player))
+    return int(t_key(game_params(state.rules, state.start_score, state.dealer, keys), state.s, h, player))
 
 
-def keyed_tree(game, strength: bool | None = None):
+def keyed_tree(game, keys: str | None = None):
     """OpenSpiel hand ``game`` walked into a tree whose information sets carry their MCCFR keys (build once,
-    measure many times with :func:`exploitability`; ``strength`` as :func:`game_params`)."""
+    measure many times with :func:`exploitability`; ``keys`` as :func:`game_params`)."""
     from solvers.tree import build_openspiel_tree
 
-    return build_openspiel_tree(game, infoset_hook=lambda st, p: state_key(st, p, strength))
+    return build_openspiel_tree(game, infoset_hook=lambda st, p: state_key(st, p, keys))
 
 
 def exploitability(solver: MCCFRSolver, game_or_tree) -> float:

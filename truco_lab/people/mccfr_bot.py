@@ -19,7 +19,7 @@ import numpy as np
 
 from solvers.mccfr import MCCFRSolver
 from solvers.storage import read_json
-from truco_lab.openspiel.sampled import KEYS_STRENGTH, sampled_game, state_key, strength_keys
+from truco_lab.openspiel.sampled import sampled_game, state_key, strength_keys
 from truco_lab.people.bots import BotBase, HeuristicBot
 from truco_lab.rules.cards import A_CONCEDE
 from truco_lab.rules.ruleset import RuleSet
@@ -35,6 +35,7 @@ class MCCFRRun:
     dealer: int
     iterations: int
     solver: MCCFRSolver
+    keys: str = "cards"  # how its information sets are keyed (truco_lab.openspiel.sampled.key_kind)
 
     @classmethod
     def load(cls, folder: str | Path) -> MCCFRRun:
@@ -48,17 +49,18 @@ class MCCFRRun:
             raise ValueError(f"{folder} is a {run.get('kind')!r} run, not a truco-lab mccfr run")
         d = run["describe"]
         rules = RuleSet.from_dict(d["rules"])
-        if strength_keys(rules) and d.get("keys") != KEYS_STRENGTH:
+        keys = d.get("keys", "cards")
+        if strength_keys(rules) and keys == "cards":
             raise ValueError(f"{folder} was trained with keys that name cards by suit, before strength keys: "
                              "its table answers no state now; train it again (truco-lab mccfr ... --fresh)")
         score = (int(d["score"][0]), int(d["score"][1]))
-        game = sampled_game(rules, score, int(d["dealer"]))
+        game = sampled_game(rules, score, int(d["dealer"]), keys)
         solver = MCCFRSolver(game, sampling=d["sampling"], capacity=int(d["capacity"]), seed=int(d["seed"]))
         ck = folder / "checkpoints" / "mccfr.npz"
         if not ck.is_file():
             raise ValueError(f"{folder} has no checkpoint yet (checkpoints/mccfr.npz): run it first")
         solver.load(ck, run["key"])
-        return cls(folder, rules, score, int(d["dealer"]), solver.iteration, solver)
+        return cls(folder, rules, score, int(d["dealer"]), solver.iteration, solver, keys)
 
 
 def load_runs(folders: list[str | Path]) -> list[MCCFRRun]:
@@ -84,8 +86,10 @@ def load_runs(folders: list[str | Path]) -> list[MCCFRRun]:
 
 
 def strategic_legal(state) -> list[int]:
-    """The legal actions MCCFR's table indexes (the strategic game's: conceding, offered at the table, left out)."""
-    return [a for a in state.legal_actions() if a != A_CONCEDE]
+    """The legal actions MCCFR's table indexes: the strategic game's. Conceding, offered at the table, is left
+    out, except where going to the deck is a move of the game (argentino: the engine's legal actions hold it)."""
+    legal = state.legal_actions()
+    return legal if state.rules.deck_action else [a for a in legal if a != A_CONCEDE]
 
 
 class MCCFRBot(BotBase):
@@ -117,7 +121,7 @@ class MCCFRBot(BotBase):
             return None
         legal = strategic_legal(state)
         p = state.current_player()
-        probs, visits = run.solver.lookup(state_key(state, p), len(legal))
+        probs, visits = run.solver.lookup(state_key(state, p, run.keys), len(legal))
         if visits < self.min_visits:
             return None
         return {a: float(x) for a, x in zip(legal, probs, strict=True)}, visits
@@ -175,7 +179,7 @@ def team_advice(runs: list[MCCFRRun], state) -> TeamAdvice:
     targets = state.rules.raise_targets
     run = {r.dealer: r for r in runs}.get(int(state.dealer))
     legal = strategic_legal(state)
-    probs, visits = (run.solver.lookup(state_key(state, p), len(legal)) if run is not None
+    probs, visits = (run.solver.lookup(state_key(state, p, run.keys), len(legal)) if run is not None
                      else (np.full(len(legal), 1.0 / len(legal)), 0))
     hist = [action_str(a, targets) if not (A_DOWN <= a < A_RAISE and q != p) else "play_face_down ??"
             for q, a in state.hand_actions]
