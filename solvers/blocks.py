@@ -408,21 +408,21 @@ def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, 
             # by iteration 20) adds exactly 0.0 to every sum it enters, and x + 0.0 is x: such hands are left
             # out, bit for bit the same values
             if npw and n0 == 1 and n1 == 1:
+                # no zero-reach test here: one multiply-add costs less than the branch, which half the
+                # terminals take at random (and adding 0.0 is what the slot kernels do)
                 w = wvals[pcode[n]]
                 if want0:
-                    r = reach[s1]
-                    if r != 0.0:
-                        if s0 == l0:
-                            tb[b0] += u * (w * r)
-                        else:
-                            value[s0] += u * (w * r)
+                    x = u * (w * reach[s1])
+                    if s0 == l0:
+                        tb[b0] += x
+                    else:
+                        value[s0] += x
                 if want1:
-                    r = reach[s0]
-                    if r != 0.0:
-                        if s1 == l1:
-                            tb[b1] -= u * (w * r)
-                        else:
-                            value[s1] -= u * (w * r)
+                    x = u * (w * reach[s0])
+                    if s1 == l1:
+                        tb[b1] -= x
+                    else:
+                        value[s1] -= x
                 continue
             if want0:  # rows of W: each own hand against the opponent's list
                 dst, off = (tb, b0) if s0 == l0 else (value, s0)
