@@ -5,7 +5,8 @@ times DCFR iterations and the exact certificate (both players' best responses, s
 prints the peak memory of the process (the kernel's high-water mark, the build included).
 
     python benchmarks/streamed.py --cell 4,4 --depth 3 --iterations 2
-    python benchmarks/streamed.py --cell 0,0 --depth 4 --iterations 3 --dir /work/split-0x0 [--threads 2]
+    python benchmarks/streamed.py --cell 0,0 --depth 3 --iterations 3 --dir /work/split-0x0 --threads 2 \
+        [--layout slots] [--resident-gb auto]
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ def main() -> None:
     ap.add_argument("--rules", default="paulista")
     ap.add_argument("--depth", type=int, default=3)
     ap.add_argument("--iterations", type=int, default=2)
-    ap.add_argument("--resident-gb", type=float, default=0.0, help="parts kept in memory between passes")
+    ap.add_argument("--resident-gb", default="0", help="parts kept in memory between passes (GB, or auto: what is "
+                    "available less the solve's other needs and 2 GB)")
+    ap.add_argument("--layout", default="blocks", choices=("blocks", "slots"), help="parts' layout (default blocks)")
     ap.add_argument("--dir", default=None, help="where the parts go (default: a temporary folder)")
     ap.add_argument("--threads", type=int, default=1, help="parts worked on at once (default 1)")
     a = ap.parse_args()
@@ -49,14 +52,30 @@ def main() -> None:
           f"trunk {sp.trunk.num_slots:,} entries; largest part(s) ~{m['largest_part'] / 1e9:.2f} GB in memory; "
           f"parts on disk {disk / 1e9:.1f} GB ({disk / sp.num_slots:.1f} B/entry)")
     print(f"build {build:.0f} s, peak after build {peak_rss_gb():.2f} GB", flush=True)
-    s = StreamedSolver(sp, resident_bytes=int(a.resident_gb * 1e9), threads=a.threads)
-    print(f"threads {a.threads}")
+    t = time.perf_counter()
+    s = StreamedSolver(sp, threads=a.threads, layout=a.layout, progress=True)
+    if a.layout == "blocks":
+        blk = sum(sp.store.block_path(i).stat().st_size for i in range(sp.num_parts))
+        print(f"block files made in {time.perf_counter() - t:.0f} s: {blk / 1e9:.1f} GB "
+              f"({blk / sp.num_slots:.1f} B/entry), {s.state_start[-1]:,} state entries "
+              f"({s.state_start[-1] / sp.num_slots:.3f} per entry)")
+    m = memory_of(sp, a.threads, s)
+    if a.resident_gb == "auto":
+        from solvers.storage import available_memory_gb
+
+        s.resident_bytes = max(0, int(available_memory_gb() * 2**30 - sum(m.values()) - 2 * 2**30))
+    else:
+        s.resident_bytes = int(float(a.resident_gb) * 1e9)
+    print(f"threads {a.threads}, layout {a.layout}, resident budget {s.resident_bytes / 1e9:.1f} GB, "
+          f"state {m['state'] / 1e9:.2f} GB, largest part(s) working {m['largest_part'] / 1e9:.2f} GB")
     times = []
     for _ in range(a.iterations):
         t = time.perf_counter()
         s.iterate(1)
         times.append(time.perf_counter() - t)
-        print(f"iteration {s.iteration}: {times[-1]:.1f} s (parts read so far {s.parts_read})", flush=True)
+        print(f"iteration {s.iteration}: {times[-1]:.1f} s, {times[-1] * 1e9 / sp.num_slots:.1f} ns/entry "
+              f"(parts read so far {s.parts_read}, resident {s.resident_used / 1e9:.1f} GB, peak "
+              f"{peak_rss_gb():.2f} GB)", flush=True)
     if not times:
         return
     t = time.perf_counter()

@@ -62,15 +62,18 @@ class BlockLayout:
         self._player_nodes: list[np.ndarray] | None = None
 
     @classmethod
-    def make(cls, tree: VectorTree) -> BlockLayout | None:
-        """The layout, or ``None`` when the tree's elements are not in blocks (then the slot kernels stay)."""
+    def make(cls, tree: VectorTree, roots: int | None = None) -> BlockLayout | None:
+        """The layout, or ``None`` when the tree's elements are not in blocks (then the slot kernels stay).
+        ``roots``: how many elements no slot creates (default both players' hands; a streamed part's root
+        lists are shorter)."""
         n_el = tree.num_elements
         itype = np.int32 if n_el < 2**31 else np.int64
         parent = np.full(n_el, -1, itype)
         lo = np.zeros(tree.num_nodes, itype)
         hi = np.zeros(tree.num_nodes, itype)
         ok = _make_blocks(tree.node_actor, tree.node_list, tree.node_len, tree.node_infoset, tree.infoset_offset,
-                          tree.infoset_nact, tree.entry_child, 2 * tree.num_hands, parent, lo, hi)
+                          tree.infoset_nact, tree.entry_child, 2 * tree.num_hands if roots is None else roots, parent,
+                          lo, hi)
         if not ok:
             return None
         cbase = np.zeros(tree.num_nodes, itype)
@@ -147,7 +150,7 @@ def _code_type(n: int) -> type:
     return np.uint8 if n <= 2**8 else np.uint16 if n <= 2**16 else np.int32
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _pair_codes(actor, nlist, nlen, ehand, wcode, out):
     """The deal-weight code of each terminal holding one hand per player (0 elsewhere: never read)."""
     for n in range(actor.shape[0]):
@@ -155,7 +158,7 @@ def _pair_codes(actor, nlist, nlen, ehand, wcode, out):
             out[n] = wcode[ehand[nlist[n, 0]], ehand[nlist[n, 1]]]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _make_blocks(actor, nlist, nlen, ninfo, ioff, inact, echild, roots, parent, lo, hi):
     """Parents and blocks; false unless every decision node's slots create one contiguous element range in
     which each information set's actions come in slot order and every element follows its parent."""
@@ -191,7 +194,7 @@ def _make_blocks(actor, nlist, nlen, ninfo, ioff, inact, echild, roots, parent, 
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _choice_bases(actor, lo, hi, parent, cbase):
     """Each decision node's first choice rank (choices are numbered in element order); the count."""
     c = 0
@@ -209,7 +212,7 @@ def _choice_bases(actor, lo, hi, parent, cbase):
     return c
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _choice_slots(actor, nlist, nlen, ninfo, ioff, inact, echild, lo, hi, cbase, parent, out):
     """``out[c]``: the slot creating choice ``c``, block by block (a block-sized scratch, no per-element one)."""
     width = 1
@@ -368,6 +371,33 @@ def block_strategies_par(chunks, nodes, q, nlist, nlen, blo, bhi, parent, cbase,
     for c in nb.prange(chunks):
         block_strategies(nodes, c * m // chunks, (c + 1) * m // chunks, q, nlist, nlen, blo, bhi, parent, cbase,
                          regrets, pred, use_pred, ssum, out, average, np.empty(max_list), np.empty(max_list, np.int32))
+
+
+@nb.njit(cache=True, nogil=True)
+def block_sweep(nodes, actor, nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, ssum, average, strat,
+                reach, max_list):
+    """Both players' current (regret matching) or ``average`` strategy and every element's own reach, one
+    sweep over ``nodes``: every decision node with a block, in block (element) order, so each parent's
+    reach is ready before its block's (what a streamed part needs each pass: it keeps no working buffers
+    between passes). The products and sums of :func:`_match_node` / :func:`_normalize_node` and
+    :func:`block_forward`, bit for bit."""
+    tot = np.empty(max_list)
+    cnt = np.empty(max_list, np.int32)
+    for i in range(nodes.shape[0]):
+        n = nodes[i]
+        if not average:
+            _match_node(n, actor[n], nlist, nlen, blo, bhi, parent, cbase, regrets, pred, use_pred, strat, reach,
+                        True, tot, cnt)
+            continue
+        _normalize_node(n, actor[n], nlist, nlen, blo, bhi, parent, cbase, ssum, strat, tot, cnt)
+        c = cbase[n]
+        for d in range(blo[n], bhi[n]):
+            k = parent[d]
+            if k < 0:
+                reach[d] = reach[~k]
+            else:
+                reach[d] = reach[k] * strat[c]
+                c += 1
 
 
 @nb.njit(cache=True, inline="always")

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from solvers.blocks import block_backward, block_sweep
 from solvers.cfr import _RULE_ID, PREDICTIVE, SolverState, _discounts, _normalize, _strategy_from
 from solvers.storage import atomic_write
 from solvers.tree import VectorTree
@@ -43,9 +44,59 @@ this order and dtype (node lists and lengths are two columns), each padded to 8 
 per part and views into it: numpy's ``.npz`` cost 6x the kernels' time in zip and header parsing."""
 
 
-def _sizes(counts: np.ndarray) -> list[int]:
-    return [int(counts[k]) * np.dtype(dt).itemsize * (2 if name in ("node_list", "node_len") else 1)
-            for name, dt, k in _LAYOUT]
+_BLOCK_LAYOUT = (("node_actor", np.int8, 0), ("node_outcome", np.int16, 0), ("node_list", np.int32, 0),
+                 ("node_len", np.uint16, 0), ("block_lo", np.int32, 0), ("block_hi", np.int32, 0),
+                 ("choice_base", np.int32, 0), ("pair_code", np.uint8, 0), ("parent", np.int32, 1),
+                 ("elem_hand", np.int16, 1), ("nodes", np.int32, 2))
+"""A part in the element-major layout (:mod:`solvers.blocks`), ``part-NNNNNN.blk``: eight int64 counts
+(nodes, elements, decision nodes with a block, choices, the longest list, the pair codes' byte width, the
+slot part's slots and information sets), then these arrays (``pair_code`` is uint16 when the counts say
+2 bytes; ``nodes``: the decision nodes with a block, in block order). 28 bytes per node and 6 per element,
+against the slot part's 19 and 6 plus 5 per slot: what the kernels read, nothing else."""
+
+_TWO_COLUMNS = ("node_list", "node_len")
+
+
+def _sizes(counts: np.ndarray, layout=_LAYOUT) -> list[int]:
+    return [int(counts[k]) * np.dtype(dt).itemsize * (2 if name in _TWO_COLUMNS else 1)
+            for name, dt, k in layout]
+
+
+def _block_layout(code_bytes: int):
+    return tuple((n, np.uint16 if n == "pair_code" and code_bytes == 2 else dt, k) for n, dt, k in _BLOCK_LAYOUT)
+
+
+def _write_raw(path: Path, counts: np.ndarray, layout, arrays: dict) -> None:
+    """``counts`` then each array of ``layout`` padded to 8 bytes, written atomically."""
+    def write(p: Path) -> None:
+        with open(p, "wb") as f:
+            f.write(counts.tobytes())
+            for (name, dt, _), size in zip(layout, _sizes(counts, layout), strict=True):
+                b = np.ascontiguousarray(arrays[name], dtype=dt).tobytes()
+                assert len(b) == size, name
+                f.write(b + bytes(-size % 8))
+
+    atomic_write(path, write)
+
+
+def _read_raw(path: Path, ncounts: int, layout_of) -> tuple[np.ndarray, dict]:
+    """What :func:`_write_raw` wrote (one read, views into it); ``layout_of(counts)`` the layout."""
+    with open(path, "rb") as f:
+        buf = bytearray(path.stat().st_size)
+        if f.readinto(buf) != len(buf):
+            raise ValueError(f"{path}: truncated part file")
+    head = 8 * ncounts
+    counts = np.frombuffer(buf, np.int64, ncounts) if len(buf) >= head else np.zeros(ncounts, np.int64)
+    layout = layout_of(counts)
+    want = head + sum(n + (-n % 8) for n in _sizes(counts, layout))
+    if len(buf) < head or want != len(buf):
+        raise ValueError(f"{path}: part file of {len(buf)} bytes, its counts say {want} (truncated or not a part)")
+    out, pos = {}, head
+    for (name, dt, _), size in zip(layout, _sizes(counts, layout), strict=True):
+        a = np.frombuffer(buf, dt, size // np.dtype(dt).itemsize, pos)
+        out[name] = a.reshape(-1, 2) if name in _TWO_COLUMNS else a
+        pos += size + (-size % 8)
+    return counts, out
 
 
 class PartStore:
@@ -68,39 +119,104 @@ class PartStore:
             return
         counts = np.array([arrays["node_actor"].shape[0], arrays["infoset_offset"].shape[0],
                            arrays["entry_child"].shape[0], arrays["elem_hand"].shape[0]], np.int64)
-
-        def write(p: Path) -> None:
-            with open(p, "wb") as f:
-                f.write(counts.tobytes())
-                for (name, dt, _), size in zip(_LAYOUT, _sizes(counts), strict=True):
-                    b = np.ascontiguousarray(arrays[name], dtype=dt).tobytes()
-                    assert len(b) == size, name
-                    f.write(b + bytes(-size % 8))
-
-        atomic_write(self.path(i), write)
+        _write_raw(self.path(i), counts, _LAYOUT, arrays)
 
     def load(self, i: int | str) -> dict[str, np.ndarray]:
         p = self.path(i)
         if not isinstance(i, int):
             with np.load(p) as z:
                 return {k: z[k] for k in z.files}
+        return _read_raw(p, 4, lambda counts: _LAYOUT)[1]
+
+    def block_path(self, i: int) -> Path:
+        return self.folder / f"part-{i:06d}.blk"
+
+    def choice_path(self, i: int) -> Path:
+        return self.folder / f"part-{i:06d}.choices.npy"
+
+    def save_blocks(self, i: int, part: BlockPart, choice_slot: np.ndarray, slots: int, infosets: int) -> None:
+        """Part ``i`` in the element-major layout, and its choices' slots (what the boundary reads)."""
+        counts = np.array([part.num_nodes, part.num_elements, part.nodes.shape[0], part.num_choices,
+                           part.max_list, part.pair_code.dtype.itemsize, slots, infosets], np.int64)
+        atomic_write(self.choice_path(i), lambda p: np.save(p, np.asarray(choice_slot, np.int32)), suffix=".npy")
+        _write_raw(self.block_path(i), counts, _block_layout(int(counts[5])), part.arrays())
+
+    def block_counts(self, i: int) -> np.ndarray | None:
+        """The eight counts of part ``i``'s block file (``None`` if there is none)."""
+        p = self.block_path(i)
+        if not p.exists() or not self.choice_path(i).exists():
+            return None
         with open(p, "rb") as f:
-            buf = bytearray(p.stat().st_size)
-            if f.readinto(buf) != len(buf):
-                raise ValueError(f"{p}: truncated part file")
-        counts = np.frombuffer(buf, np.int64, 4) if len(buf) >= 32 else np.zeros(4, np.int64)
-        want = 32 + sum(n + (-n % 8) for n in _sizes(counts))
-        if len(buf) < 32 or want != len(buf):
-            raise ValueError(f"{p}: part file of {len(buf)} bytes, its counts say {want} (truncated or not a part)")
-        out, pos = {}, 32
-        for (name, dt, _), size in zip(_LAYOUT, _sizes(counts), strict=True):
-            a = np.frombuffer(buf, dt, size // np.dtype(dt).itemsize, pos)
-            out[name] = a.reshape(-1, 2) if name in ("node_list", "node_len") else a
-            pos += size + (-size % 8)
-        return out
+            head = f.read(64)
+        return np.frombuffer(head, np.int64) if len(head) == 64 else None
+
+    def load_blocks(self, i: int) -> BlockPart:
+        counts, a = _read_raw(self.block_path(i), 8, lambda c: _block_layout(int(c[5])))
+        return BlockPart(max_list=int(counts[4]), num_choices=int(counts[3]), **a)
+
+    def load_choice_slots(self, i: int) -> np.ndarray:
+        return np.load(self.choice_path(i))
 
     def nbytes(self) -> int:
         return sum(p.stat().st_size for p in self.folder.glob("part-*.bin"))
+
+
+@dataclass
+class BlockPart:
+    """A part as the element-major kernels read it (:data:`_BLOCK_LAYOUT`): payoffs as outcome codes,
+    the deal weights' pair codes into the split's distinct weights, every index part-local."""
+
+    node_actor: np.ndarray
+    node_outcome: np.ndarray
+    node_list: np.ndarray
+    node_len: np.ndarray
+    block_lo: np.ndarray
+    block_hi: np.ndarray
+    choice_base: np.ndarray
+    pair_code: np.ndarray
+    parent: np.ndarray
+    elem_hand: np.ndarray
+    nodes: np.ndarray
+    max_list: int
+    num_choices: int
+
+    @property
+    def num_nodes(self) -> int:
+        return int(self.node_actor.shape[0])
+
+    @property
+    def num_elements(self) -> int:
+        return int(self.parent.shape[0])
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {name: getattr(self, name) for name, _, _ in _BLOCK_LAYOUT}
+
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.arrays().values())
+
+    @classmethod
+    def of(cls, t: VectorTree, roots: int) -> tuple[BlockPart, np.ndarray]:
+        """Part tree ``t`` (its first ``roots`` elements are the frontier's lists) in the element-major
+        layout, and each choice's slot."""
+        from solvers.blocks import BlockLayout
+
+        lay = BlockLayout.make(t, roots=roots)
+        if lay is None:
+            raise ValueError("a part whose elements are not in blocks: stream it with layout='slots'")
+        if lay.max_list >= 2**16 or t.num_elements >= 2**31:
+            raise ValueError(f"a part too large for the block files ({t.num_elements} elements, lists of "
+                             f"{lay.max_list}): cut the tree deeper")
+        nodes = np.flatnonzero((t.node_actor >= 0) & (lay.block_hi > lay.block_lo))
+        nodes = nodes[np.argsort(lay.block_lo[nodes], kind="stable")].astype(np.int32)
+        code = lay.pairs[0]
+        if code.dtype.itemsize > 2:
+            raise ValueError(f"{lay.pairs[1].shape[0]} distinct deal weights: the block files code at most 65,536")
+        part = cls(np.asarray(t.node_actor), np.asarray(t.node_outcome, np.int16), np.asarray(t.node_list, np.int32),
+                   np.asarray(lay.node_len, np.uint16), lay.block_lo.astype(np.int32), lay.block_hi.astype(np.int32),
+                   lay.choice_base.astype(np.int32), code,
+                   lay.parent.astype(np.int32), np.asarray(t.elem_hand, np.int16), nodes, lay.max_list,
+                   lay.num_choices)
+        return part, np.asarray(lay.choice_slots(t), np.int32)
 
 
 def part_arrays(tree: VectorTree) -> dict[str, np.ndarray]:
@@ -153,11 +269,61 @@ class SplitTree:
         """Part ``i`` loaded from disk, with its payoffs."""
         a = self.store.load(i)
         outc = a.pop("node_outcome")
-        util = np.zeros(outc.shape[0])
-        term = outc >= 0
-        util[term] = self.utility[outc[term]]
-        return VectorTree(node_util=util, node_outcome=outc, deal_weight=self.trunk.deal_weight,
+        return VectorTree(node_util=self.utility_of(outc), node_outcome=outc, deal_weight=self.trunk.deal_weight,
                           num_hands=self.trunk.num_hands, **a)
+
+    def block_part(self, i: int) -> BlockPart:
+        """Part ``i`` in the element-major layout (made by :meth:`block_choices`)."""
+        return self.store.load_blocks(i)
+
+    def block_choices(self, threads: int = 1, progress: bool = False) -> np.ndarray:
+        """Each part's choice count, making its block file from its slot file where there is none (or one
+        that does not match it): once per split, resumable (each part's file is written atomically),
+        ``threads`` parts at a time."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        P = self.num_parts
+        choices = np.zeros(P, np.int64)
+        todo = []
+        for i in range(P):
+            c = self.store.block_counts(i)
+            slots = int(self.slot_start[i + 1] - self.slot_start[i])
+            if c is None or (int(c[0]), int(c[1]), int(c[6])) != (int(self.node_count[i]),
+                                                                 int(self.element_count[i]), slots):
+                todo.append(i)
+            else:
+                choices[i] = c[3]
+        if not todo:
+            return choices
+        tr = self.trunk
+
+        def convert(i: int) -> int:
+            t = self.part(i)
+            f = int(self.frontier[i])
+            part, cs = BlockPart.of(t, int(tr.node_len[f, 0]) + int(tr.node_len[f, 1]))
+            self.store.save_blocks(i, part, cs, t.num_slots, t.num_infosets)
+            return part.num_choices
+
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(todo), desc="laying parts out in blocks", unit=" part")
+        with ThreadPoolExecutor(max(1, int(threads))) as pool:
+            for i, c in zip(todo, pool.map(convert, todo), strict=True):
+                choices[i] = c
+                if bar is not None:
+                    bar.update(1)
+        if bar is not None:
+            bar.close()
+        return choices
+
+    def utility_of(self, outcome: np.ndarray) -> np.ndarray:
+        """Player 0's payoff per node from outcome codes (0 where there is none)."""
+        util = np.zeros(outcome.shape[0])
+        term = outcome >= 0
+        util[term] = self.utility[outcome[term]]
+        return util
 
     def part_nbytes(self, i: int) -> int:
         """Bytes part ``i`` and its working buffers occupy while loaded (~ its file plus buffers)."""
@@ -191,106 +357,197 @@ class SplitTree:
 
 class StreamedSolver(SolverState):
     """CFR-family solver over a :class:`SplitTree` (the iterates of :class:`VectorSolver` on the whole
-    tree, to rounding). ``resident_bytes``: parts kept loaded between passes while their estimated size
-    fits (the rest are read from disk on every pass)."""
+    tree, to rounding). ``resident_bytes``: parts kept loaded between passes while their size fits (the
+    rest are read from disk on every pass). ``layout``: ``"blocks"`` (default) streams each part in the
+    element-major layout (:mod:`solvers.blocks`; state for real choices only, 28 bytes per node and 6 per
+    element on disk and in memory), ``"slots"`` the slot kernels on the parts as built; both give the
+    same iterates bit for bit (regrets and sums in slot order, certificates, tables)."""
 
     def __init__(self, split: SplitTree, algorithm: str = "dcfr", alternating: bool = True, *,
                  alpha: float | None = None, beta: float | None = None, gamma: float | None = None,
-                 resident_bytes: int = 0, threads: int = 1) -> None:
+                 resident_bytes: int = 0, threads: int = 1, layout: str = "blocks", progress: bool = False) -> None:
+        if layout not in ("blocks", "slots"):
+            raise ValueError(f"layout must be blocks or slots, got {layout!r}")
         super().__init__(split, algorithm, alternating, alpha, beta, gamma)
         self.threads = int(threads)  # parts worked on at once (results are the same for any number)
         self.split = split
+        self.layout = layout
         s = split.num_slots
-        self.regrets = np.zeros(s, np.float32)
-        self.ssum = np.zeros(s, np.float32)
-        self.pred = np.zeros(s if algorithm in PREDICTIVE else 1, np.float32)
+        if layout == "blocks":
+            # the trunk keeps its slots (slot kernels, a few thousand nodes); each part's choices follow
+            ch = split.block_choices(self.threads, progress)
+            self.state_start = np.concatenate([[split.slot_start[0]], split.slot_start[0] + np.cumsum(ch)])
+            self.state_start = self.state_start.astype(np.int64)
+            W = split.trunk.deal_weight
+            self._wvals = np.unique(W)
+            self._weights = (W, W if np.array_equal(W, W.T) else np.ascontiguousarray(W.T))
+            s = int(self.state_start[-1])
+        else:
+            self.state_start = split.slot_start
+        self._r = np.zeros(s, np.float32)
+        self._s = np.zeros(s, np.float32)
+        self._p = np.zeros(s if algorithm in PREDICTIVE else 1, np.float32)
         self.resident_bytes = int(resident_bytes)
-        self._resident: dict[int, VectorTree] = {}
+        self._resident: dict[int, object] = {}
         self._resident_used = 0
         self.parts_read = 0  # parts read from disk so far (a measure of the streaming's cost)
 
+    # ---- solver state: kept per choice with blocks, spoken per slot -----------
+    def _to_slots(self, a: np.ndarray, fill: float = 0.0, st: np.ndarray | None = None) -> np.ndarray:
+        """A state array in choice order (``st``: its parts' starts, default this solver's) per slot."""
+        if self.layout == "slots" and st is None:
+            return a
+        sp = self.split
+        st = self.state_start if st is None else st
+        out = np.full(sp.num_slots, fill, a.dtype)
+        out[: st[0]] = a[: st[0]]
+        for i in range(sp.num_parts):
+            out[sp.slot_start[i] + sp.store.load_choice_slots(i)] = a[st[i]:st[i + 1]]
+        return out
+
+    def _to_choices(self, v) -> np.ndarray:
+        v = np.asarray(v, np.float32)
+        if self.layout == "slots":
+            return v.copy()
+        sp, st = self.split, self.state_start
+        out = np.empty(int(st[-1]), np.float32)
+        out[: st[0]] = v[: st[0]]
+        for i in range(sp.num_parts):
+            out[st[i]:st[i + 1]] = v[sp.slot_start[i] + sp.store.load_choice_slots(i)]
+        return out
+
+    @property
+    def regrets(self) -> np.ndarray:
+        """Regrets per slot (a copy with blocks: assign, do not write into it)."""
+        return self._to_slots(self._r)
+
+    @regrets.setter
+    def regrets(self, v) -> None:
+        self._r = self._to_choices(v)
+
+    @property
+    def ssum(self) -> np.ndarray:
+        return self._to_slots(self._s)
+
+    @ssum.setter
+    def ssum(self, v) -> None:
+        self._s = self._to_choices(v)
+
+    @property
+    def pred(self) -> np.ndarray:
+        return self._to_slots(self._p) if self.predictive else self._p
+
+    @pred.setter
+    def pred(self, v) -> None:
+        self._p = self._to_choices(v) if self.predictive else np.zeros(1, np.float32)
+
+    def _state_arrays(self) -> dict:
+        """With blocks a checkpoint keeps the kernels' order (no slot-order copy), marked
+        ``order = "streamed-choices"``; either order loads into either layout."""
+        if self.layout == "slots":
+            return super()._state_arrays()
+        return {"regrets": self._r, "ssum": self._s, "pred": self._p, "order": np.array("streamed-choices")}
+
+    def _load_array(self, d, name: str) -> None:
+        mine = {"regrets": "_r", "ssum": "_s", "pred": "_p"}[name]
+        ours = "order" in d and str(d["order"]) == "streamed-choices"
+        if name == "pred" and not self.predictive:
+            setattr(self, mine, np.zeros(1, np.float32))
+            return
+        v = np.asarray(d[name], np.float32)
+        st = self.state_start
+        if ours and self.layout == "slots":  # the parts' choice counts, from their block files
+            ch = self.split.block_choices(self.threads)
+            st = np.concatenate([[self.split.slot_start[0]], self.split.slot_start[0] + np.cumsum(ch)])
+        want = int(st[-1]) if ours else self.split.num_slots
+        if v.shape != (want,):
+            raise ValueError(f"checkpoint's {name} has shape {v.shape}, this solver's {(want,)}")
+        if ours:
+            v = v.copy() if self.layout == "blocks" else self._to_slots(v, 0.0, st)
+        else:
+            v = self._to_choices(v)
+        setattr(self, mine, v)
+
+    def reset_averages(self) -> None:
+        self._s[:] = 0.0
+        self._p[:] = 0.0
+
     # ---- parts ------------------------------------------------------------
-    def _parts(self, load=None):
-        """Parts in order; the next one is read by a helper thread while the kernels work on this
-        one (file reads release the interpreter lock, so reading overlaps computing). ``load(i)``,
-        if given, supplies part ``i`` instead (a tree with the same kernel arrays)."""
+    def _read(self, i: int):
+        return self.split.part(i) if self.layout == "slots" else self.split.block_part(i)
+
+    def _size(self, i: int, t) -> int:
+        return self.split.part_nbytes(i) if self.layout == "slots" else t.nbytes()
+
+    def _keep(self, i: int, t) -> None:
+        """Count a read of part ``i`` and keep it loaded while the resident budget allows."""
+        self.parts_read += 1
+        need = self._size(i, t)
+        if self._resident_used + need <= self.resident_bytes:
+            self._resident[i] = t
+            self._resident_used += need
+
+    def _worked(self, load, work):
+        """``(i, part, work(i, part))`` in part order, ``threads`` parts loaded and worked on at once (the
+        kernels release the interpreter lock; each part owns its slots' regrets and sums; file reads
+        release it too, so with one thread the next part is read while this one is worked on). At most
+        ``threads + 1`` parts in memory beyond the resident ones. ``load(i)``, if given, supplies part
+        ``i`` instead (slots: a tree with the same kernel arrays)."""
         from concurrent.futures import ThreadPoolExecutor
 
         n = self.split.num_parts
 
         def get(i):
             if load is not None:
-                return load(i)
+                return load(i), False
             t = self._resident.get(i)
-            return t if t is not None else self.split.part(i)
-
-        with ThreadPoolExecutor(1) as pool:
-            nxt = pool.submit(get, 0) if n else None
-            for i in range(n):
-                t = nxt.result()
-                nxt = pool.submit(get, i + 1) if i + 1 < n else None
-                if load is None and i not in self._resident:
-                    self.parts_read += 1
-                    need = self.split.part_nbytes(i)
-                    if self._resident_used + need <= self.resident_bytes:
-                        self._resident[i] = t
-                        self._resident_used += need
-                yield i, t
-
-    def _worked(self, load, work):
-        """``(i, part, work(i, part))`` in part order. One thread: parts come from :meth:`_parts`
-        (the next read meanwhile). More: ``threads`` parts are loaded and worked on at once (the
-        kernels release the interpreter lock; each part owns its slots' regrets and sums), at most
-        ``threads + 1`` in memory (as with one thread: the part worked on and the next)."""
-        if self.threads <= 1:
-            for i, t in self._parts(load):
-                yield i, t, work(i, t)
-            return
-        from concurrent.futures import ThreadPoolExecutor
-
-        n = self.split.num_parts
+            return (t, False) if t is not None else (self._read(i), True)
 
         def job(i):
-            t = load(i) if load is not None else self._resident.get(i)
-            fresh = t is None
-            if fresh:
-                t = self.split.part(i)
+            t, fresh = get(i)
             return t, fresh, work(i, t)
 
+        if self.threads <= 1:
+            with ThreadPoolExecutor(1) as pool:
+                nxt = pool.submit(get, 0) if n else None
+                for i in range(n):
+                    t, fresh = nxt.result()
+                    nxt = pool.submit(get, i + 1) if i + 1 < n else None
+                    if fresh:
+                        self._keep(i, t)
+                    yield i, t, work(i, t)
+            return
         with ThreadPoolExecutor(self.threads) as pool:
             window = [pool.submit(job, i) for i in range(min(n, self.threads))]
             for i in range(n):
                 t, fresh, out = window.pop(0).result()
                 if i + len(window) + 1 < n:
                     window.append(pool.submit(job, i + len(window) + 1))
-                if load is None and fresh:
-                    self.parts_read += 1
-                    need = self.split.part_nbytes(i)
-                    if self._resident_used + need <= self.resident_bytes:
-                        self._resident[i] = t
-                        self._resident_used += need
+                if fresh:
+                    self._keep(i, t)
                 yield i, t, out
 
     def _slots(self, i: int) -> slice:
-        """Global slots of part ``i`` (``-1``: the trunk)."""
-        st = self.split.slot_start
+        """Part ``i``'s state (``-1``: the trunk): its slots, or its choices with blocks."""
+        st = self.state_start
         return slice(0, int(st[0])) if i < 0 else slice(int(st[i]), int(st[i + 1]))
 
     def _strategy(self, t: VectorTree, sl: slice, average: bool) -> np.ndarray:
         out = np.zeros(t.num_slots, np.float32)
         if average:
-            _normalize(self.ssum[sl], t.infoset_offset, t.infoset_nact, out)
+            _normalize(self._s[sl], t.infoset_offset, t.infoset_nact, out)
         else:
-            pred = self.pred[sl] if self.algorithm in PREDICTIVE else self.pred
-            _strategy_from(self.regrets[sl], pred, self.algorithm in PREDICTIVE, t.infoset_offset, t.infoset_nact,
+            pred = self._p[sl] if self.algorithm in PREDICTIVE else self._p
+            _strategy_from(self._r[sl], pred, self.algorithm in PREDICTIVE, t.infoset_offset, t.infoset_nact,
                            out)
         return out
 
     # ---- one pass ---------------------------------------------------------
     def _pass(self, mode: int, who: int, average: bool, load=None, visit=None) -> np.ndarray:
         """Forward and backward over the trunk and every part; returns the trunk's values.
-        ``load``: see :meth:`_parts`; ``visit(i, tree, slots, reach, value)`` is called after each
-        part's backward pass and last with ``i = -1`` for the trunk."""
+        ``load``: see :meth:`_worked` (with blocks, the slot tree handed to ``visit``); ``visit(i, tree,
+        slots, reach, value, strat)`` is called after each part's backward pass (``strat``: the strategy
+        it used, per choice with blocks, else per slot) and last with ``i = -1`` for the trunk."""
         sp = self.split
         tr = sp.trunk
         it = float(self.iteration)
@@ -299,11 +556,14 @@ class StreamedSolver(SolverState):
         pcfr = self.algorithm in PREDICTIVE
         tb = np.zeros(1)
 
+        def pred_of(sl):
+            return self._p[sl] if pcfr else self._p
+
         def back(t: VectorTree, sl: slice, strat, reach, value) -> None:
             _back_range(0, t.num_nodes, -1, -1, 0, 0, tb, t.node_actor, t.node_util, t.node_list, t.node_len,
                         t.node_infoset, t.infoset_offset, t.infoset_nact, t.entry_child, t.elem_hand,
                         t.deal_weight, NO_PAIRS, strat, reach, value, mode, who, alg, it, pos, neg, sdisc,
-                        self.regrets[sl], self.ssum[sl], self.pred[sl] if pcfr else self.pred)
+                        self._r[sl], self._s[sl], pred_of(sl))
 
         def fwd(t: VectorTree, strat, reach) -> None:
             _fwd_range(0, t.num_nodes, t.node_actor, t.node_list, t.node_len, t.node_infoset, t.infoset_offset,
@@ -315,21 +575,38 @@ class StreamedSolver(SolverState):
         treach[: 2 * tr.num_hands] = 1.0
         fwd(tr, tstrat, treach)
         tvalue = np.zeros(tr.num_elements)
-        def work(i: int, t: VectorTree):
-            sl = self._slots(i)
+
+        def roots(i: int, num_elements: int) -> np.ndarray:
             f = int(sp.frontier[i])
             l0, n0 = int(tr.node_list[f, 0]), int(tr.node_len[f, 0])
             l1, n1 = int(tr.node_list[f, 1]), int(tr.node_len[f, 1])
-            reach = np.zeros(t.num_elements, np.float32)
+            reach = np.zeros(num_elements, np.float32)
             reach[:n0] = treach[l0:l0 + n0]
             reach[n0:n0 + n1] = treach[l1:l1 + n1]
+            return reach
+
+        def work(i: int, t):
+            sl = self._slots(i)
+            if self.layout == "blocks":
+                reach = roots(i, t.num_elements)
+                strat = np.empty(t.num_choices, np.float32)
+                block_sweep(t.nodes, t.node_actor, t.node_list, t.node_len, t.block_lo, t.block_hi, t.parent,
+                            t.choice_base, self._r[sl], pred_of(sl), pcfr, self._s[sl], average, strat, reach,
+                            t.max_list)
+                value = np.zeros(t.num_elements)
+                block_backward(t.node_actor, sp.utility_of(t.node_outcome), t.node_list, t.node_len, t.block_lo,
+                               t.block_hi, t.parent, t.choice_base, t.elem_hand, self._weights,
+                               (t.pair_code, self._wvals), strat, reach, value, mode, who, alg, it, pos, neg, sdisc,
+                               self._r[sl], self._s[sl], pred_of(sl), t.max_list)
+                return sl, reach, value, strat
+            reach = roots(i, t.num_elements)
             strat = self._strategy(t, sl, average)
             fwd(t, strat, reach)
             value = np.zeros(t.num_elements)
             back(t, sl, strat, reach, value)
-            return sl, reach, value
+            return sl, reach, value, strat
 
-        for i, t, (sl, reach, value) in self._worked(load, work):
+        for i, t, (sl, reach, value, strat) in self._worked(None if self.layout == "blocks" else load, work):
             # in part order whatever the threads: the trunk's sums are the same every run
             f = int(sp.frontier[i])
             l0, n0 = int(tr.node_list[f, 0]), int(tr.node_len[f, 0])
@@ -337,11 +614,11 @@ class StreamedSolver(SolverState):
             tvalue[l0:l0 + n0] += value[:n0]
             tvalue[l1:l1 + n1] += value[n0:n0 + n1]
             if visit is not None:
-                visit(i, t, sl, reach, value)
-            del t, reach, value
+                visit(i, load(i) if load is not None and self.layout == "blocks" else t, sl, reach, value, strat)
+            del t, reach, value, strat
         back(tr, tsl, tstrat, treach, tvalue)
         if visit is not None:
-            visit(-1, tr, tsl, treach, tvalue)
+            visit(-1, tr, tsl, treach, tvalue, tstrat)
         return tvalue
 
     def iterate(self, n: int = 1) -> None:
@@ -372,28 +649,44 @@ class StreamedSolver(SolverState):
             raise ValueError("a streamed solver certifies its own average profile only (strategy=None)")
         sp = self.split
         saved = sp.utility
+        # slot parts carry their payoffs; block parts carry outcome codes, read through the split's utility
+        drop = self.layout == "slots"
         try:
             if utilities is not None:
                 sp.utility = np.asarray(utilities, np.float64)
                 sp.trunk.set_payoff(sp.utility)
-                self._resident.clear()  # loaded parts carry the old payoffs
-                self._resident_used = 0
+                if drop:
+                    self._resident.clear()
+                    self._resident_used = 0
             return self._root(self._pass(MODE_BR, player, True), player)
         finally:
             if utilities is not None:
                 sp.utility = saved
                 sp.trunk.set_payoff(saved)
-                self._resident.clear()
-                self._resident_used = 0
+                if drop:
+                    self._resident.clear()
+                    self._resident_used = 0
 
     def evaluate_parts(self, visit, load=None) -> None:
         """One evaluation pass of the average profile calling ``visit(i, tree, average strategy,
-        action values, information-set reaches, regrets)`` for each part in order (``tree`` from
-        ``load(i)`` if given), then for the trunk (``i = -1``, the split's trunk): what a strategy
-        table needs, one part in memory at a time."""
-        def each(i, t, sl, reach, value):
+        action values, information-set reaches, regrets)`` (per slot of ``tree``) for each part in order
+        (``tree`` from ``load(i)`` if given), then for the trunk (``i = -1``, the split's trunk): what a
+        strategy table needs, one part in memory at a time."""
+        sp = self.split
+
+        def each(i, t, sl, reach, value, strat):
+            if t is None or not hasattr(t, "infoset_offset"):
+                t = sp.part(i)
             av, ireach = slot_values_of(t, reach, value)
-            visit(i, t, self._strategy(t, sl, True), av, ireach, self.regrets[sl])
+            if self.layout == "blocks" and i >= 0:
+                cs = sp.store.load_choice_slots(i)
+                avg = np.ones(t.num_slots, np.float32)
+                avg[cs] = strat
+                regrets = np.zeros(t.num_slots, np.float32)
+                regrets[cs] = self._r[sl]
+            else:
+                avg, regrets = strat, self._r[sl]
+            visit(i, t, avg, av, ireach, regrets)
 
         self._pass(MODE_EVAL, 2, True, load, each)
 
@@ -402,17 +695,35 @@ class StreamedSolver(SolverState):
         b0, b1 = self.best_response_values()
         return (b0 + b1) / 2.0
 
+    @property
+    def resident_used(self) -> int:
+        """Bytes of parts kept loaded between passes."""
+        return self._resident_used
+
     def nbytes(self) -> int:
         """Bytes of solver state held for the whole tree (parts' working buffers come and go)."""
-        return self.regrets.nbytes + self.ssum.nbytes + self.pred.nbytes + self._resident_used
+        return self._r.nbytes + self._s.nbytes + self._p.nbytes + self._resident_used
 
 
-def memory_of(split: SplitTree, threads: int = 1) -> dict[str, int]:
-    """Bytes a streamed solve holds: solver state for every slot, the trunk, the largest part (times
-    the parts worked on at once)."""
-    largest = max((split.part_nbytes(i) for i in range(split.num_parts)), default=0)
-    return {"state": 8 * split.num_slots, "trunk": split.trunk.nbytes() + 12 * split.trunk.num_elements,
-            "largest_part": largest * max(1, int(threads))}
+def memory_of(split: SplitTree, threads: int = 1, solver: StreamedSolver | None = None) -> dict[str, int]:
+    """Bytes a streamed solve holds: solver state for every slot (every choice with blocks), the trunk,
+    the largest part with its working buffers (times the parts worked on at once), and the parts the
+    ``solver`` keeps resident."""
+    trunk = split.trunk.nbytes() + 12 * split.trunk.num_elements
+    k = max(1, int(threads))
+    if solver is None or solver.layout == "slots":
+        largest = max((split.part_nbytes(i) for i in range(split.num_parts)), default=0)
+        out = {"state": 8 * split.num_slots, "trunk": trunk, "largest_part": largest * k}
+    else:
+        def working(i: int) -> int:  # the file's arrays, then reach, value, utility and strategy buffers
+            c = split.store.block_counts(i)
+            return 28 * int(c[0]) + 18 * int(c[1]) + 4 * int(c[2]) + 12 * int(c[3]) + 8 * int(c[0])
+
+        largest = max((working(i) for i in range(split.num_parts)), default=0)
+        out = {"state": 8 * int(solver.state_start[-1]), "trunk": trunk, "largest_part": largest * k}
+    if solver is not None:
+        out["resident"] = solver.resident_used
+    return out
 
 
 def remove(folder: str | Path) -> None:

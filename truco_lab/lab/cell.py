@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from solvers.api import load_checkpoint, run
-from solvers.storage import peak_rss_gb, read_json, reset_peak_rss, stable_hash, write_json
+from solvers.storage import available_memory_gb, peak_rss_gb, read_json, reset_peak_rss, stable_hash, write_json
 from solvers.vector import VectorSolver
 from truco_lab.abstraction.payoff import PAYOFFS, continuation_utilities, points_utilities, units
 from truco_lab.abstraction.tree import ALL_PRUNES, CAP_RAISES, build_cell, check_cell_args, vira_class_at
@@ -161,6 +161,9 @@ class CellJob:
     # threads of the in-memory passes (subtrees below public depth 2 in parallel): 2 halves the 10x10
     # iteration here. Not in the hash: it changes at most the last bits of a few sums
     threads: int = 1
+    # a streamed solve's parts kept in memory between passes (GB; not in the hash: the iterates are the
+    # same). None: what the machine has available at the start, less the rest of the solve and a margin
+    resident_gb: float | None = None
 
     @property
     def key(self) -> str:
@@ -370,12 +373,15 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
                             spec.prunes, depth=job.split_depth, utilities=np.array(spec.utilities),
                             progress=getattr(progress, "bar", None) is not None)  # the CLI's bar, not quiet
         build_s = time.perf_counter() - t0
-        solver = StreamedSolver(split, spec.algorithm, threads=job.threads)
+        bar = getattr(progress, "bar", None) is not None
+        solver = StreamedSolver(split, spec.algorithm, threads=job.threads, progress=bar)
+        build_s = time.perf_counter() - t0  # the block files are made once, as part of the build
         ckpt = job.path("checkpoint")
         if job.resume and ckpt is not None and ckpt.exists():
             _load(solver, ckpt, job.key)
+        solver.resident_bytes = _resident_budget(job, memory_of(split, job.threads, solver))
         result = _iterate(job, vc, solver, progress, build_s, split, solver.nbytes(),
-                          sum(memory_of(split, job.threads).values()))
+                          sum(memory_of(split, job.threads, solver).values()) + solver.resident_bytes)
         if job.br_utilities is not None:
             result.br_values = [solver.best_response_value(p, None, np.array(job.br_utilities[p])) for p in (0, 1)]
             result.br_key = stable_hash(job.br_utilities)
@@ -396,6 +402,21 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+RESIDENT_MARGIN_GB = 2.0  # left free beside a streamed solve's resident parts (the table pass, the page cache)
+
+
+def _resident_budget(job: CellJob, need: dict[str, int]) -> int:
+    """Bytes of parts a streamed solve keeps in memory: ``job.resident_gb``, or what is available now less
+    the solve's other needs (state, trunk, the parts being worked on) and a margin."""
+    if job.resident_gb is not None:
+        return int(job.resident_gb * 1e9)
+    try:
+        have = available_memory_gb() * 2**30
+    except OSError:
+        return 0
+    return max(0, int(have - sum(need.values()) - RESIDENT_MARGIN_GB * 2**30))
 
 
 def _table_meta(cell, job: CellJob, result: CellResult) -> dict:

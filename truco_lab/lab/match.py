@@ -309,7 +309,9 @@ def cell_jobs(cfg: MatchConfig, state: MatchState, cell: ScoreCell, out: Path | 
         # a streamed cell (too big for the memory here) starts cold (Not done yet)
         job = CellJob(spec, cfg.stop(), workdir=workdir, table=cfg.table,
                       table_min_reach=cfg.table_min_reach, warm_from=warm, br_utilities=(tuple(br0), tuple(br1)),
-                      split_depth=3 if streamed else 0, threads=cfg.threads)
+                      split_depth=3 if streamed else 0, threads=cfg.threads,
+                      # workers run side by side: none may take the others' memory for resident parts
+                      resident_gb=0.0)
         last_by_structure[spec.structure_key()] = job
         jobs.append(job)
     return jobs
