@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+import numba as nb
 import numpy as np
 
 from solvers.blocks import block_backward, block_sweep
@@ -355,6 +358,34 @@ class SplitTree:
                    a["element_count"], store, a["utility"])
 
 
+class _Scratch:
+    """One thread's working buffers for block parts (reach, value, strategy, utility), grown to the
+    largest part seen and handed out as views."""
+
+    def __init__(self) -> None:
+        self.reach = np.empty(0, np.float32)
+        self.value = np.empty(0)
+        self.strat = np.empty(0, np.float32)
+        self.util = np.empty(0)
+
+    def take(self, elements: int, choices: int, nodes: int):
+        if self.reach.shape[0] < elements:
+            self.reach, self.value = np.empty(elements, np.float32), np.empty(elements)
+        if self.strat.shape[0] < choices:
+            self.strat = np.empty(choices, np.float32)
+        if self.util.shape[0] < nodes:
+            self.util = np.empty(nodes)
+        return self.reach[:elements], self.value[:elements], self.strat[:choices], self.util[:nodes]
+
+
+@nb.njit(cache=True, nogil=True)
+def _fill_util(outcome, utility, out):
+    """Player 0's payoff per node from its outcome code (0 where there is none)."""
+    for n in range(outcome.shape[0]):
+        o = outcome[n]
+        out[n] = utility[o] if o >= 0 else 0.0
+
+
 class StreamedSolver(SolverState):
     """CFR-family solver over a :class:`SplitTree` (the iterates of :class:`VectorSolver` on the whole
     tree, to rounding). ``resident_bytes``: parts kept loaded between passes while their size fits (the
@@ -391,6 +422,7 @@ class StreamedSolver(SolverState):
         self._resident: dict[int, object] = {}
         self._resident_used = 0
         self.parts_read = 0  # parts read from disk so far (a measure of the streaming's cost)
+        self._scratch: queue.SimpleQueue | None = None  # the threads' working buffers (see _pass)
 
     # ---- solver state: kept per choice with blocks, spoken per slot -----------
     def _to_slots(self, a: np.ndarray, fill: float = 0.0, st: np.ndarray | None = None) -> np.ndarray:
@@ -527,6 +559,35 @@ class StreamedSolver(SolverState):
                     self._keep(i, t)
                 yield i, t, out
 
+    def _unordered(self, work):
+        """``work(i, part)`` for every part, ``threads`` at a time, largest parts first (so no big part is
+        left to run alone at the end of a pass), each part read inside its task (file reads release the
+        interpreter lock) and kept resident while the budget allows; returns the results by part. A
+        result must be small (a part's root values): every one is held until the pass ends."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        sp = self.split
+        if getattr(self, "_lpt", None) is None:
+            self._lpt = np.argsort(-(sp.node_count * 28 + sp.element_count * 6), kind="stable")
+        lock = threading.Lock()
+
+        def task(i):
+            t = self._resident.get(i)
+            fresh = t is None
+            if fresh:
+                t = self._read(i)
+            out = work(i, t)
+            if fresh:
+                with lock:
+                    self._keep(i, t)
+            return out
+
+        out = [None] * sp.num_parts
+        with ThreadPoolExecutor(self.threads) as pool:
+            for i, r in zip(self._lpt, pool.map(task, self._lpt), strict=True):
+                out[i] = r
+        return out
+
     def _slots(self, i: int) -> slice:
         """Part ``i``'s state (``-1``: the trunk): its slots, or its choices with blocks."""
         st = self.state_start
@@ -576,36 +637,68 @@ class StreamedSolver(SolverState):
         fwd(tr, tstrat, treach)
         tvalue = np.zeros(tr.num_elements)
 
-        def roots(i: int, num_elements: int) -> np.ndarray:
+        def roots(i: int, reach: np.ndarray) -> np.ndarray:
+            """``reach`` with part ``i``'s root elements set from the frontier's lists (every other element
+            is written by the forward pass)."""
             f = int(sp.frontier[i])
             l0, n0 = int(tr.node_list[f, 0]), int(tr.node_len[f, 0])
             l1, n1 = int(tr.node_list[f, 1]), int(tr.node_len[f, 1])
-            reach = np.zeros(num_elements, np.float32)
             reach[:n0] = treach[l0:l0 + n0]
             reach[n0:n0 + n1] = treach[l1:l1 + n1]
             return reach
 
-        def work(i: int, t):
+        def work(i: int, t, scratch: _Scratch | None = None):
             sl = self._slots(i)
             if self.layout == "blocks":
-                reach = roots(i, t.num_elements)
-                strat = np.empty(t.num_choices, np.float32)
+                E, C, N = t.num_elements, t.num_choices, t.num_nodes
+                if scratch is None:
+                    reach, value, strat, util = (np.empty(E, np.float32), np.empty(E), np.empty(C, np.float32),
+                                                 np.empty(N))
+                else:
+                    reach, value, strat, util = scratch.take(E, C, N)
+                roots(i, reach)
                 block_sweep(t.nodes, t.node_actor, t.node_list, t.node_len, t.block_lo, t.block_hi, t.parent,
                             t.choice_base, self._r[sl], pred_of(sl), pcfr, self._s[sl], average, strat, reach,
                             t.max_list)
-                value = np.zeros(t.num_elements)
-                block_backward(t.node_actor, sp.utility_of(t.node_outcome), t.node_list, t.node_len, t.block_lo,
-                               t.block_hi, t.parent, t.choice_base, t.elem_hand, self._weights,
-                               (t.pair_code, self._wvals), strat, reach, value, mode, who, alg, it, pos, neg, sdisc,
-                               self._r[sl], self._s[sl], pred_of(sl), t.max_list)
+                _fill_util(t.node_outcome, sp.utility, util)
+                block_backward(t.node_actor, util, t.node_list, t.node_len, t.block_lo, t.block_hi, t.parent,
+                               t.choice_base, t.elem_hand, self._weights, (t.pair_code, self._wvals), strat, reach,
+                               value, mode, who, alg, it, pos, neg, sdisc, self._r[sl], self._s[sl], pred_of(sl),
+                               t.max_list)
                 return sl, reach, value, strat
-            reach = roots(i, t.num_elements)
+            reach = roots(i, np.zeros(t.num_elements, np.float32))
             strat = self._strategy(t, sl, average)
             fwd(t, strat, reach)
             value = np.zeros(t.num_elements)
             back(t, sl, strat, reach, value)
             return sl, reach, value, strat
 
+        if visit is None and load is None and self.threads > 1:
+            # only the root values leave a task, so parts may finish in any order; the trunk's sums are
+            # still taken in part order below (the same bits whatever the threads)
+            # working buffers reused part after part and pass after pass, one set per thread (fresh ones
+            # cost a page fault per 4 KB: ~12 bytes per entry of new pages every pass)
+            if self._scratch is None:
+                self._scratch = queue.SimpleQueue()
+                for _ in range(self.threads):
+                    self._scratch.put(_Scratch())
+
+            def small(i, t):
+                n = int(tr.node_len[sp.frontier[i], 0]) + int(tr.node_len[sp.frontier[i], 1])
+                sc = self._scratch.get()
+                try:
+                    return work(i, t, sc)[2][:n].copy()
+                finally:
+                    self._scratch.put(sc)
+
+            for i, v in enumerate(self._unordered(small)):
+                f = int(sp.frontier[i])
+                l0, n0 = int(tr.node_list[f, 0]), int(tr.node_len[f, 0])
+                l1, n1 = int(tr.node_list[f, 1]), int(tr.node_len[f, 1])
+                tvalue[l0:l0 + n0] += v[:n0]
+                tvalue[l1:l1 + n1] += v[n0:n0 + n1]
+            back(tr, tsl, tstrat, treach, tvalue)
+            return tvalue
         for i, t, (sl, reach, value, strat) in self._worked(None if self.layout == "blocks" else load, work):
             # in part order whatever the threads: the trunk's sums are the same every run
             f = int(sp.frontier[i])
@@ -673,6 +766,10 @@ class StreamedSolver(SolverState):
         (``tree`` from ``load(i)`` if given), then for the trunk (``i = -1``, the split's trunk): what a
         strategy table needs, one part in memory at a time."""
         sp = self.split
+        # a table's labelled trees and rows need the room the resident parts and the buffers hold
+        self._resident.clear()
+        self._resident_used = 0
+        self._scratch = None
 
         def each(i, t, sl, reach, value, strat):
             if t is None or not hasattr(t, "infoset_offset"):

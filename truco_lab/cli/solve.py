@@ -13,7 +13,7 @@ import pyspiel
 
 from solvers.api import solve
 from solvers.cfr import ALGORITHMS
-from solvers.storage import available_memory_gb, stable_hash, write_json
+from solvers.storage import available_memory_gb, stable_hash, total_memory_gb, write_json
 from solvers.tree import estimate_tree_size
 from truco_lab.abstraction.levels import ViraClass, vira_class_of, vira_classes
 from truco_lab.abstraction.payoff import units
@@ -66,9 +66,11 @@ def add_parser(sub) -> None:
     so.add_argument("--no-table", action="store_true", help="write no strategy table")
     so.add_argument("--threads", type=positive_int, default=2,
                     help="threads per pass (default 2: subtrees in parallel; 1 for the sequential passes)")
-    so.add_argument("--split-depth", type=nonneg_int, default=0, metavar="D",
+    so.add_argument("--split-depth", type=nonneg_int, default=None, metavar="D",
                     help="stream the tree from disk, cut at public depth D (3 for full-ladder cells: the 0x0 "
-                         "cell in ~10 GB); parts go to DIR/parts. 0 (default): the whole tree in memory")
+                         "cell in ~11 GB, more parts kept in memory where there is room); parts go to "
+                         "DIR/parts. 0: the whole tree in memory. Default: in memory, or 3 for a cell that "
+                         "cannot fit in this machine's memory")
     so.add_argument("--table-min-reach", type=prob, default=0.0, metavar="P",
                     help="leave out information sets the equilibrium reaches with probability below P")
     add_rules_options(so, argentine_options=True)
@@ -168,10 +170,22 @@ def _request(args: argparse.Namespace, rules: RuleSet) -> _Request:
 
 def _memory_guard(args: argparse.Namespace, rules: RuleSet) -> None:
     """Refuse up front a cell this machine cannot hold (the plan's prediction against what is available)."""
-    if args.ignore_memory_check:
-        return
     a, b = args.score
     row = plan(rules, [(a, b, args.dealer)], ALL_PRUNES if args.prunes == "all" else 0, table=not args.no_table)[0]
+    if args.split_depth is None:
+        # decided by the machine's size, not by what is free now, so a repeated command (--resume) finds
+        # the same cell files
+        try:
+            total = total_memory_gb()
+        except OSError:
+            total = float("inf")
+        args.split_depth = 3 if row.peak_gb > 0.9 * total else 0
+        if args.split_depth:
+            print(f"{PROG}: cell {a}x{b} needs ~{row.peak_gb:.0f} GB in memory, this machine has {total:.0f} GB: "
+                  f"streaming it from disk (--split-depth 3, parts in {args.out}/parts; --split-depth 0 keeps it in memory)",
+                  file=sys.stderr)
+    if args.ignore_memory_check:
+        return
     need = row.streamed_peak_gb(args.threads) if args.split_depth else row.peak_gb
     try:
         have = available_memory_gb()
