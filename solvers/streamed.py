@@ -519,7 +519,7 @@ class StreamedSolver(SolverState):
             self._resident[i] = t
             self._resident_used += need
 
-    def _worked(self, load, work):
+    def _worked(self, load, work, threads: int | None = None):
         """``(i, part, work(i, part))`` in part order, ``threads`` parts loaded and worked on at once (the
         kernels release the interpreter lock; each part owns its slots' regrets and sums; file reads
         release it too, so with one thread the next part is read while this one is worked on). At most
@@ -539,7 +539,8 @@ class StreamedSolver(SolverState):
             t, fresh = get(i)
             return t, fresh, work(i, t)
 
-        if self.threads <= 1:
+        threads = self.threads if threads is None else threads
+        if threads <= 1:
             with ThreadPoolExecutor(1) as pool:
                 nxt = pool.submit(get, 0) if n else None
                 for i in range(n):
@@ -549,8 +550,8 @@ class StreamedSolver(SolverState):
                         self._keep(i, t)
                     yield i, t, work(i, t)
             return
-        with ThreadPoolExecutor(self.threads) as pool:
-            window = [pool.submit(job, i) for i in range(min(n, self.threads))]
+        with ThreadPoolExecutor(threads) as pool:
+            window = [pool.submit(job, i) for i in range(min(n, threads))]
             for i in range(n):
                 t, fresh, out = window.pop(0).result()
                 if i + len(window) + 1 < n:
@@ -604,7 +605,7 @@ class StreamedSolver(SolverState):
         return out
 
     # ---- one pass ---------------------------------------------------------
-    def _pass(self, mode: int, who: int, average: bool, load=None, visit=None) -> np.ndarray:
+    def _pass(self, mode: int, who: int, average: bool, load=None, visit=None, threads: int | None = None) -> np.ndarray:
         """Forward and backward over the trunk and every part; returns the trunk's values.
         ``load``: see :meth:`_worked` (with blocks, the slot tree handed to ``visit``); ``visit(i, tree,
         slots, reach, value, strat)`` is called after each part's backward pass (``strat``: the strategy
@@ -699,7 +700,7 @@ class StreamedSolver(SolverState):
                 tvalue[l1:l1 + n1] += v[n0:n0 + n1]
             back(tr, tsl, tstrat, treach, tvalue)
             return tvalue
-        for i, t, (sl, reach, value, strat) in self._worked(None if self.layout == "blocks" else load, work):
+        for i, t, (sl, reach, value, strat) in self._worked(None if self.layout == "blocks" else load, work, threads):
             # in part order whatever the threads: the trunk's sums are the same every run
             f = int(sp.frontier[i])
             l0, n0 = int(tr.node_list[f, 0]), int(tr.node_len[f, 0])
@@ -785,7 +786,9 @@ class StreamedSolver(SolverState):
                 avg, regrets = strat, self._r[sl]
             visit(i, t, avg, av, ireach, regrets)
 
-        self._pass(MODE_EVAL, 2, True, load, each)
+        # one part at a time (the next one read meanwhile): a table's labelled tree and rows for the largest
+        # part beside two parts' working buffers ran a 0x0 class out of memory (24 GB at its last parts)
+        self._pass(MODE_EVAL, 2, True, load, each, threads=1)
 
     def exploitability(self) -> float:
         """NashConv / 2 of the average profile, exact, in the game's units."""

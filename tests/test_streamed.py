@@ -242,3 +242,26 @@ def test_block_files_are_made_once_and_remade_when_stale(tmp_path):
     blk[1].write_bytes(blk[1].read_bytes()[:-8])
     with pytest.raises(ValueError, match="part file"):
         StreamedSolver(SplitTree.open(tmp_path)).iterate(1)
+
+
+def test_cli_streams_a_cell_that_cannot_fit_this_machine(tmp_path, capsys, monkeypatch):
+    """Without --split-depth, a cell predicted above this machine's memory is streamed (said in one line)
+    with the in-memory solve's results; --split-depth 0 keeps it in memory."""
+    import json
+
+    import truco_lab.cli.solve as solve_cli
+    from truco_lab.cli import main
+
+    base = ["solve", "--score", "3,3", "--dealer", "0", "--vira", "Kc", "--ranks", "7QJKA23", "--suits", "c",
+            "--max-stake", "6", "--iterations", "4", "--no-table", "-q"]
+    assert main(base + ["--out", str(tmp_path / "mem")]) == 0
+    assert "streaming" not in capsys.readouterr().err
+    monkeypatch.setattr(solve_cli, "total_memory_gb", lambda: 1e-6)
+    assert main(base + ["--out", str(tmp_path / "st")]) == 0
+    err = capsys.readouterr().err
+    assert "streaming it from disk (--split-depth 3" in err and str(tmp_path / "st") in err
+    assert any((tmp_path / "st" / "parts").iterdir())
+    a, b = (json.loads((tmp_path / d / "summary.json").read_text()) for d in ("mem", "st"))
+    assert b["exploitability"] == pytest.approx(a["exploitability"], abs=1e-8)
+    assert main(base + ["--out", str(tmp_path / "m0"), "--split-depth", "0"]) == 0
+    assert "streaming" not in capsys.readouterr().err and not (tmp_path / "m0" / "parts").exists()
