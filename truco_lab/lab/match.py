@@ -166,7 +166,9 @@ TIERS = {
 RULE_SCALE = {"mineiro": (86.2 / 157, 3.47 / 6.2, 5.49 / 7.1)}
 
 
-STREAM_SLOWDOWN = 79.0 / 23.0  # benchmarks/streamed.py at 0x0 (one thread) against 4x4's in-memory s per entry
+# benchmarks/streamed.py at 0x0 on block parts (stop 31): 19.5 s per iteration on two threads, counted as
+# 39 CPU-seconds, against the 23 projected in memory on one thread (the slot parts took 79 on one thread)
+STREAM_SLOWDOWN = 39.0 / 23.0
 
 # Writing the strategy table holds every slot's labels, action values and reaches at once: a task's peak
 # is then ~89 bytes per entry over a 0.35 GB process (measured with tests/test_plan_memory.py's task on
@@ -206,7 +208,9 @@ class PlanRow:
         their working buffers (the largest at 0x0: 2.85 GB). A solve keeps parts resident only in memory
         that is free beyond this."""
         part = 2.85 * min(1.0, self.entries / 1.067e9)
-        return 4e-9 * self.entries + part * max(1, threads) + 1.0
+        # the table pass works on one part at a time but holds its labelled tree and rows too: ~13.5 GB
+        # resident at 0x0's largest parts (stop 31, sampled), i.e. ~3.3 parts' working size beside the state
+        return 4e-9 * self.entries + part * max(max(1, threads), 3.3) + 1.0
 
 
 def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, target: float = 1e-3,
@@ -227,7 +231,6 @@ def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, targe
             se, ss, sp = RULE_SCALE[rules.name]
             entries, spi, peak = entries * se, spi * ss, peak * sp
         its = iters * (1e-3 / target) ** (1 / 1.8)
-        # streamed passes measured at 0x0: 79 s/iteration against ~23 projected in memory
         out.append(PlanRow(c, lad, nclass, task_peak_gb(entries, peak, table) * (1 + CACHE_SHARE), nclass * its * spi * 1.3 / 3600, entries,
                            nclass * its * spi * 1.3 * STREAM_SLOWDOWN / 3600))
     return out
