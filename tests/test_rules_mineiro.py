@@ -284,9 +284,23 @@ def test_full_deck_cell_that_does_not_fit_is_refused_before_building(tmp_path, c
     if available_memory_gb() > 60:
         pytest.skip("this machine could hold the cell")
     assert main(["solve", "--score", "0,0", "--dealer", "0", "--vira", "all", "--iterations", "1",
-                 "--out", str(tmp_path / "big"), "-q"]) == 2
+                 "--out", str(tmp_path / "big"), "-q", "--split-depth", "0"]) == 2
     err = capsys.readouterr().err
     assert "needs ~" in err and "--ignore-memory-check" in err and len(err.strip().splitlines()) == 1
+
+
+def test_full_deck_streamed_solve_that_does_not_fit_the_disk_is_refused(tmp_path, capsys):
+    """Left to choose, solve streams the 0x0 cell; nine vira classes of parts (~300 GB) are refused before
+    anything is built when the disk cannot hold them, in one line (after the streaming notice)."""
+    import shutil
+
+    if shutil.disk_usage(tmp_path).free > 400e9:
+        pytest.skip("this disk could hold the parts")
+    assert main(["solve", "--score", "0,0", "--dealer", "0", "--vira", "all", "--iterations", "1",
+                 "--out", str(tmp_path / "big"), "-q"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "streaming it from disk" in err[0] and "GB of disk for its parts" in err[-1] and len(err) == 2
+    assert not (tmp_path / "big" / "parts").exists()
 
 
 def test_paulista_is_unchanged_by_the_new_fields():

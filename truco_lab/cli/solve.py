@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     if rules.pack != "french":
         return _solve_generic(args, rules)
     req = _request(args, rules)
-    _memory_guard(args, rules)
+    _memory_guard(args, rules, len(req.viras))
     out = Path(args.out)
     describe = {"rules": rules.to_dict(), "score": list(args.score), "dealer": args.dealer, "prunes": req.prunes,
                 "payoff": args.payoff, "algorithm": args.algorithm,
@@ -168,7 +168,7 @@ def _request(args: argparse.Namespace, rules: RuleSet) -> _Request:
                     ALL_PRUNES if args.prunes == "all" else 0, stop)
 
 
-def _memory_guard(args: argparse.Namespace, rules: RuleSet) -> None:
+def _memory_guard(args: argparse.Namespace, rules: RuleSet, classes: int = 1) -> None:
     """Refuse up front a cell this machine cannot hold (the plan's prediction against what is available)."""
     a, b = args.score
     row = plan(rules, [(a, b, args.dealer)], ALL_PRUNES if args.prunes == "all" else 0, table=not args.no_table)[0]
@@ -184,6 +184,8 @@ def _memory_guard(args: argparse.Namespace, rules: RuleSet) -> None:
             print(f"{PROG}: cell {a}x{b} needs ~{row.peak_gb:.0f} GB in memory, this machine has {total:.0f} GB: "
                   f"streaming it from disk (--split-depth 3, parts in {args.out}/parts; --split-depth 0 keeps it in memory)",
                   file=sys.stderr)
+    if args.split_depth:
+        _disk_guard(args, row.entries * classes, classes)
     if args.ignore_memory_check:
         return
     need = row.streamed_peak_gb(args.threads) if args.split_depth else row.peak_gb
@@ -196,6 +198,26 @@ def _memory_guard(args: argparse.Namespace, rules: RuleSet) -> None:
         raise CliError(f"cell {a}x{b} needs ~{need:.0f} GB per vira class (predicted from the measured tiers, "
                        f"`truco-lab match --plan`), this machine has {have:.0f} GB available: solve a small "
                        f"variant (--ranks/--suits/--max-stake), {hint}a bigger machine, or --ignore-memory-check")
+
+
+STREAMED_DISK_BYTES = 32.0  # per entry: slot parts 16.1, block files 13.8, choice maps 2 (measured at 0x0)
+
+
+def _disk_guard(args: argparse.Namespace, entries: float, classes: int) -> None:
+    """Refuse up front a streamed solve whose parts cannot fit on the output's disk (each vira class keeps
+    its parts for a resume: a 0x0 class ~34 GB)."""
+    import shutil
+
+    need = STREAMED_DISK_BYTES * entries / 1e9
+    where = Path(args.out).resolve()
+    while not where.exists():
+        where = where.parent
+    free = shutil.disk_usage(where).free / 1e9
+    if need > free:
+        raise CliError(f"streaming {classes} vira class{'es' if classes > 1 else ''} of cell "
+                       f"{args.score[0]}x{args.score[1]} needs ~{need:.0f} GB of disk for its parts, {where} has "
+                       f"{free:.0f} GB free: solve one vira class at a time (--vira CARD) and delete "
+                       f"{args.out}/parts between them, or use a bigger disk")
 
 
 def _run_classes(args: argparse.Namespace, req: _Request, out: Path, describe: dict) -> dict:
