@@ -605,6 +605,21 @@ class StreamedSolver(SolverState):
         return out
 
     # ---- one pass ---------------------------------------------------------
+    def _frontier(self, i: int, part: np.ndarray, trunk: np.ndarray, into_part: bool) -> np.ndarray:
+        """Part ``i``'s root elements (its frontier node's two lists, player 0's then 1's) against the
+        trunk's: copied into ``part`` (reaches down), or ``part``'s added into ``trunk`` (values up)."""
+        tr = self.split.trunk
+        f = int(self.split.frontier[i])
+        l0, n0 = int(tr.node_list[f, 0]), int(tr.node_len[f, 0])
+        l1, n1 = int(tr.node_list[f, 1]), int(tr.node_len[f, 1])
+        if into_part:
+            part[:n0] = trunk[l0:l0 + n0]
+            part[n0:n0 + n1] = trunk[l1:l1 + n1]
+        else:
+            trunk[l0:l0 + n0] += part[:n0]
+            trunk[l1:l1 + n1] += part[n0:n0 + n1]
+        return part
+
     def _pass(self, mode: int, who: int, average: bool, load=None, visit=None, threads: int | None = None) -> np.ndarray:
         """Forward and backward over the trunk and every part; returns the trunk's values.
         ``load``: see :meth:`_worked` (with blocks, the slot tree handed to ``visit``); ``visit(i, tree,
@@ -639,14 +654,7 @@ class StreamedSolver(SolverState):
         tvalue = np.zeros(tr.num_elements)
 
         def roots(i: int, reach: np.ndarray) -> np.ndarray:
-            """``reach`` with part ``i``'s root elements set from the frontier's lists (every other element
-            is written by the forward pass)."""
-            f = int(sp.frontier[i])
-            l0, n0 = int(tr.node_list[f, 0]), int(tr.node_len[f, 0])
-            l1, n1 = int(tr.node_list[f, 1]), int(tr.node_len[f, 1])
-            reach[:n0] = treach[l0:l0 + n0]
-            reach[n0:n0 + n1] = treach[l1:l1 + n1]
-            return reach
+            return self._frontier(i, reach, treach, into_part=True)
 
         def work(i: int, t, scratch: _Scratch | None = None):
             sl = self._slots(i)
@@ -693,20 +701,11 @@ class StreamedSolver(SolverState):
                     self._scratch.put(sc)
 
             for i, v in enumerate(self._unordered(small)):
-                f = int(sp.frontier[i])
-                l0, n0 = int(tr.node_list[f, 0]), int(tr.node_len[f, 0])
-                l1, n1 = int(tr.node_list[f, 1]), int(tr.node_len[f, 1])
-                tvalue[l0:l0 + n0] += v[:n0]
-                tvalue[l1:l1 + n1] += v[n0:n0 + n1]
+                self._frontier(i, v, tvalue, into_part=False)
             back(tr, tsl, tstrat, treach, tvalue)
             return tvalue
         for i, t, (sl, reach, value, strat) in self._worked(None if self.layout == "blocks" else load, work, threads):
-            # in part order whatever the threads: the trunk's sums are the same every run
-            f = int(sp.frontier[i])
-            l0, n0 = int(tr.node_list[f, 0]), int(tr.node_len[f, 0])
-            l1, n1 = int(tr.node_list[f, 1]), int(tr.node_len[f, 1])
-            tvalue[l0:l0 + n0] += value[:n0]
-            tvalue[l1:l1 + n1] += value[n0:n0 + n1]
+            self._frontier(i, value, tvalue, into_part=False)  # in part order whatever the threads
             if visit is not None:
                 visit(i, load(i) if load is not None and self.layout == "blocks" else t, sl, reach, value, strat)
             del t, reach, value, strat
