@@ -13,6 +13,23 @@ import os
 import signal
 import threading
 
+# Python prints and drops an exception raised inside these (``__del__`` runs wherever garbage is collected, e.g.
+# in llvmlite's finalizers during a numba compile): an interrupt raised there would be lost and the run go on
+_SWALLOWING = frozenset({"__del__"})
+
+
+def interrupt(signum: int, frame) -> None:
+    """A handler that raises ``KeyboardInterrupt`` (SIGTERM handled like Ctrl-C), never into a frame that would
+    swallow it: from inside a finalizer the signal is delivered again a moment later instead (a SIGTERM that
+    arrived during a numba compile was lost that way and the run finished with exit code 0)."""
+    f = frame
+    while f is not None:
+        if f.f_code.co_name in _SWALLOWING:
+            threading.Timer(0.02, os.kill, (os.getpid(), signum)).start()
+            return
+        f = f.f_back
+    raise KeyboardInterrupt(f"signal {signum}")
+
 
 @contextlib.contextmanager
 def deferred_signals(signums: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)):

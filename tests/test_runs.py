@@ -227,6 +227,29 @@ def test_solve_in_match_equity_from_a_match_run(tmp_path, capsys):
                    "--equity")
 
 
+def test_a_signal_that_arrives_inside_a_finalizer_still_interrupts():
+    """CI lost a SIGTERM that arrived while llvmlite ran a ``__del__`` (Python drops exceptions raised there) and
+    the run finished with exit code 0: the handler now delivers it again once the finalizer has returned."""
+    import os
+
+    from truco_lab.cli.common import sigterm_as_interrupt
+
+    class Finalized:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.01)  # the handler runs here, inside __del__
+
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with sigterm_as_interrupt():
+            Finalized()  # collected at once: the signal arrives inside its finalizer
+            reached.append(True)
+            time.sleep(2)  # the second delivery lands here
+            reached.append(False)
+    assert reached == [True]
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # restored after the block
+
+
 def test_signals_inside_deferred_signals_reach_their_handler_after_the_block():
     """What keeps a signal from crashing numba's boxing of a tree build's arrays: inside the block the signal is
     only noted; the previous handler (here Ctrl-C's) runs once the block ends, exactly once."""

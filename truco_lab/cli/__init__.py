@@ -27,9 +27,9 @@ def build_parser() -> Parser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(join_negative_values(sys.argv[1:] if argv is None else list(argv)))
-    sigterm_as_interrupt()
     try:
-        return args.func(args)
+        with sigterm_as_interrupt():
+            return args.func(args)
     except CliError as e:
         if e.code == 130:  # interrupted: the resume hint, after the progress bar's line
             print(f"\n{args.prog}: {e}", file=sys.stderr)

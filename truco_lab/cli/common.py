@@ -4,6 +4,7 @@ their one reading into a :class:`RuleSet`, signals."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import signal
 import sys
@@ -165,14 +166,22 @@ def load_mccfr_option(folders: list[str] | None, rules: RuleSet, needed: bool) -
     return runs
 
 
-def sigterm_as_interrupt() -> None:
-    """A cluster's preemption (SIGTERM) is handled like Ctrl-C: checkpoint, one line, exit 130."""
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """A cluster's preemption (SIGTERM) is handled like Ctrl-C inside the block: checkpoint, one line, exit 130.
+    Both go through :func:`solvers.signals.interrupt`, which never raises into a finalizer (where Python would
+    drop it); the handlers before are restored afterwards (``main`` called in-process leaves none behind)."""
+    from solvers.signals import interrupt
 
-    def handler(signum, frame):
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, handler)
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {s: signal.signal(s, interrupt) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
 
 
 def join_negative_values(argv: list[str]) -> list[str]:
