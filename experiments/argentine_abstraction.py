@@ -65,11 +65,11 @@ def main(argv: list[str] | None = None) -> int:
     from truco_lab.cli.common import sigterm_as_interrupt
     from truco_lab.lab.argentine_certify import certify
 
-    sigterm_as_interrupt()
     t0 = time.perf_counter()
     try:
-        cert = certify(rules, target=args.target, max_iterations=args.max_iterations,
-                       solve_real=not args.no_real_solve, progress=True)
+        with sigterm_as_interrupt():  # a cluster's preemption stops it like Ctrl-C
+            cert = certify(rules, target=args.target, max_iterations=args.max_iterations,
+                           solve_real=not args.no_real_solve, progress=True)
     except KeyboardInterrupt:
         print("argentine_abstraction: interrupted; nothing was written (one hand: run the same command again)",
               file=sys.stderr)

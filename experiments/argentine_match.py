@@ -90,9 +90,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from truco_lab.cli.common import sigterm_as_interrupt
 
-    sigterm_as_interrupt()  # a cluster's preemption stops it like Ctrl-C
     try:
-        df = solve_match(rules, args.target, say, tree=args.tree, known=known, workers=args.workers)
+        with sigterm_as_interrupt():  # a cluster's preemption stops it like Ctrl-C
+            df = solve_match(rules, args.target, say, tree=args.tree, known=known, workers=args.workers)
     except KeyboardInterrupt:
         bar.close()
         print(f"argentine_match: interrupted; {bar.n} cells are in {out}/cells.jsonl, run the same command to "

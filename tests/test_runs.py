@@ -239,6 +239,7 @@ def test_a_signal_that_arrives_inside_a_finalizer_still_interrupts():
             os.kill(os.getpid(), signal.SIGTERM)
             time.sleep(0.01)  # the handler runs here, inside __del__
 
+    before = signal.getsignal(signal.SIGTERM)
     reached = []
     with pytest.raises(KeyboardInterrupt):
         with sigterm_as_interrupt():
@@ -247,7 +248,7 @@ def test_a_signal_that_arrives_inside_a_finalizer_still_interrupts():
             time.sleep(2)  # the second delivery lands here
             reached.append(False)
     assert reached == [True]
-    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # restored after the block
+    assert signal.getsignal(signal.SIGTERM) is before  # restored after the block
 
 
 def test_signals_inside_deferred_signals_reach_their_handler_after_the_block():
