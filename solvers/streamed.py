@@ -48,14 +48,19 @@ per part and views into it: numpy's ``.npz`` cost 6x the kernels' time in zip an
 
 
 _BLOCK_LAYOUT = (("node_actor", np.int8, 0), ("node_outcome", np.int16, 0), ("node_list", np.int32, 0),
-                 ("node_len", np.uint16, 0), ("block_lo", np.int32, 0), ("block_hi", np.int32, 0),
-                 ("choice_base", np.int32, 0), ("pair_code", np.uint8, 0), ("parent", np.int32, 1),
+                 ("node_len", np.uint16, 0), ("pair_code", np.uint8, 0), ("dec_lo", np.int32, 8),
+                 ("dec_hi", np.int32, 8), ("dec_base", np.int32, 8), ("parent", np.int32, 1),
                  ("elem_hand", np.int16, 1), ("nodes", np.int32, 2))
-"""A part in the element-major layout (:mod:`solvers.blocks`), ``part-NNNNNN.blk``: eight int64 counts
+"""A part in the element-major layout (:mod:`solvers.blocks`), ``part-NNNNNN.blk``: ten int64 counts
 (nodes, elements, decision nodes with a block, choices, the longest list, the pair codes' byte width, the
-slot part's slots and information sets), then these arrays (``pair_code`` is uint16 when the counts say
-2 bytes; ``nodes``: the decision nodes with a block, in block order). 28 bytes per node and 6 per element,
-against the slot part's 19 and 6 plus 5 per slot: what the kernels read, nothing else."""
+slot part's slots and information sets, decision nodes, :data:`BLOCK_FORMAT`), then these arrays
+(``pair_code`` is uint16 when the counts say 2 bytes; ``dec_*``: each decision node's block and first choice,
+in node order, expanded per node only while the part is worked on, since ~90% of the nodes are terminals
+without a block; ``nodes``: the decision nodes with a block, in block order). ~17 bytes per node and 6 per
+element, against the slot part's 19 and 6 plus 5 per slot: what the kernels read, nothing else."""
+
+BLOCK_FORMAT = 2  # 1: block_lo / block_hi / choice_base per node (stop 31); such files are remade
+_BLOCK_COUNTS = 10
 
 _TWO_COLUMNS = ("node_list", "node_len")
 
@@ -140,21 +145,25 @@ class PartStore:
     def save_blocks(self, i: int, part: BlockPart, choice_slot: np.ndarray, slots: int, infosets: int) -> None:
         """Part ``i`` in the element-major layout, and its choices' slots (what the boundary reads)."""
         counts = np.array([part.num_nodes, part.num_elements, part.nodes.shape[0], part.num_choices,
-                           part.max_list, part.pair_code.dtype.itemsize, slots, infosets], np.int64)
+                           part.max_list, part.pair_code.dtype.itemsize, slots, infosets, part.dec_lo.shape[0],
+                           BLOCK_FORMAT], np.int64)
         atomic_write(self.choice_path(i), lambda p: np.save(p, np.asarray(choice_slot, np.int32)), suffix=".npy")
         _write_raw(self.block_path(i), counts, _block_layout(int(counts[5])), part.arrays())
 
     def block_counts(self, i: int) -> np.ndarray | None:
-        """The eight counts of part ``i``'s block file (``None`` if there is none)."""
+        """The counts of part ``i``'s block file (``None`` if there is none, or one of another format)."""
         p = self.block_path(i)
         if not p.exists() or not self.choice_path(i).exists():
             return None
         with open(p, "rb") as f:
-            head = f.read(64)
-        return np.frombuffer(head, np.int64) if len(head) == 64 else None
+            head = f.read(8 * _BLOCK_COUNTS)
+        if len(head) < 8 * _BLOCK_COUNTS:
+            return None
+        c = np.frombuffer(head, np.int64)
+        return c if c[-1] == BLOCK_FORMAT else None
 
     def load_blocks(self, i: int) -> BlockPart:
-        counts, a = _read_raw(self.block_path(i), 8, lambda c: _block_layout(int(c[5])))
+        counts, a = _read_raw(self.block_path(i), _BLOCK_COUNTS, lambda c: _block_layout(int(c[5])))
         return BlockPart(max_list=int(counts[4]), num_choices=int(counts[3]), **a)
 
     def load_choice_slots(self, i: int) -> np.ndarray:
@@ -173,10 +182,10 @@ class BlockPart:
     node_outcome: np.ndarray
     node_list: np.ndarray
     node_len: np.ndarray
-    block_lo: np.ndarray
-    block_hi: np.ndarray
-    choice_base: np.ndarray
     pair_code: np.ndarray
+    dec_lo: np.ndarray
+    dec_hi: np.ndarray
+    dec_base: np.ndarray
     parent: np.ndarray
     elem_hand: np.ndarray
     nodes: np.ndarray
@@ -214,9 +223,10 @@ class BlockPart:
         code = lay.pairs[0]
         if code.dtype.itemsize > 2:
             raise ValueError(f"{lay.pairs[1].shape[0]} distinct deal weights: the block files code at most 65,536")
+        dec = np.flatnonzero(np.asarray(t.node_actor) >= 0)
         part = cls(np.asarray(t.node_actor), np.asarray(t.node_outcome, np.int16), np.asarray(t.node_list, np.int32),
-                   np.asarray(lay.node_len, np.uint16), lay.block_lo.astype(np.int32), lay.block_hi.astype(np.int32),
-                   lay.choice_base.astype(np.int32), code,
+                   np.asarray(lay.node_len, np.uint16), code, lay.block_lo[dec].astype(np.int32),
+                   lay.block_hi[dec].astype(np.int32), lay.choice_base[dec].astype(np.int32),
                    lay.parent.astype(np.int32), np.asarray(t.elem_hand, np.int16), nodes, lay.max_list,
                    lay.num_choices)
         return part, np.asarray(lay.choice_slots(t), np.int32)
@@ -359,14 +369,15 @@ class SplitTree:
 
 
 class _Scratch:
-    """One thread's working buffers for block parts (reach, value, strategy, utility), grown to the
-    largest part seen and handed out as views."""
+    """One thread's working buffers for block parts (reach, value, strategy, utility, each node's block and
+    first choice), grown to the largest part seen and handed out as views."""
 
     def __init__(self) -> None:
         self.reach = np.empty(0, np.float32)
         self.value = np.empty(0)
         self.strat = np.empty(0, np.float32)
         self.util = np.empty(0)
+        self.blocks = np.empty((3, 0), np.int32)
 
     def take(self, elements: int, choices: int, nodes: int):
         if self.reach.shape[0] < elements:
@@ -375,23 +386,36 @@ class _Scratch:
             self.strat = np.empty(choices, np.float32)
         if self.util.shape[0] < nodes:
             self.util = np.empty(nodes)
-        return self.reach[:elements], self.value[:elements], self.strat[:choices], self.util[:nodes]
+            self.blocks = np.empty((3, nodes), np.int32)
+        return (self.reach[:elements], self.value[:elements], self.strat[:choices], self.util[:nodes],
+                self.blocks[:, :nodes])
 
 
 @nb.njit(cache=True, nogil=True)
-def _fill_util(outcome, utility, out):
-    """Player 0's payoff per node from its outcome code (0 where there is none)."""
-    for n in range(outcome.shape[0]):
+def _fill_nodes(actor, outcome, utility, dec_lo, dec_hi, dec_base, util, blocks):
+    """Per node: player 0's payoff from its outcome code (0 where there is none), and a decision node's block
+    and first choice from the part's decision-node arrays (empty blocks at terminals, never read there)."""
+    r = 0
+    for n in range(actor.shape[0]):
         o = outcome[n]
-        out[n] = utility[o] if o >= 0 else 0.0
+        util[n] = utility[o] if o >= 0 else 0.0
+        if actor[n] >= 0:
+            blocks[0, n] = dec_lo[r]
+            blocks[1, n] = dec_hi[r]
+            blocks[2, n] = dec_base[r]
+            r += 1
+        else:
+            blocks[0, n] = 0
+            blocks[1, n] = 0
+            blocks[2, n] = 0
 
 
 class StreamedSolver(SolverState):
     """CFR-family solver over a :class:`SplitTree` (the iterates of :class:`VectorSolver` on the whole
     tree, to rounding). ``resident_bytes``: parts kept loaded between passes while their size fits (the
     rest are read from disk on every pass). ``layout``: ``"blocks"`` (default) streams each part in the
-    element-major layout (:mod:`solvers.blocks`; state for real choices only, 28 bytes per node and 6 per
-    element on disk and in memory), ``"slots"`` the slot kernels on the parts as built; both give the
+    element-major layout (:mod:`solvers.blocks`; state for real choices only, ~17 bytes per node and 6
+    per element on disk and in memory), ``"slots"`` the slot kernels on the parts as built; both give the
     same iterates bit for bit (regrets and sums in slot order, certificates, tables)."""
 
     def __init__(self, split: SplitTree, algorithm: str = "dcfr", alternating: bool = True, *,
@@ -660,18 +684,13 @@ class StreamedSolver(SolverState):
             sl = self._slots(i)
             if self.layout == "blocks":
                 E, C, N = t.num_elements, t.num_choices, t.num_nodes
-                if scratch is None:
-                    reach, value, strat, util = (np.empty(E, np.float32), np.empty(E), np.empty(C, np.float32),
-                                                 np.empty(N))
-                else:
-                    reach, value, strat, util = scratch.take(E, C, N)
+                reach, value, strat, util, blocks = (scratch or _Scratch()).take(E, C, N)
+                _fill_nodes(t.node_actor, t.node_outcome, sp.utility, t.dec_lo, t.dec_hi, t.dec_base, util, blocks)
+                blo, bhi, cb = blocks
                 roots(i, reach)
-                block_sweep(t.nodes, t.node_actor, t.node_list, t.node_len, t.block_lo, t.block_hi, t.parent,
-                            t.choice_base, self._r[sl], pred_of(sl), pcfr, self._s[sl], average, strat, reach,
-                            t.max_list)
-                _fill_util(t.node_outcome, sp.utility, util)
-                block_backward(t.node_actor, util, t.node_list, t.node_len, t.block_lo, t.block_hi, t.parent,
-                               t.choice_base, t.elem_hand, self._weights, (t.pair_code, self._wvals), strat, reach,
+                block_sweep(t.nodes, t.node_actor, t.node_list, t.node_len, blo, bhi, t.parent, cb, self._r[sl],
+                            pred_of(sl), pcfr, self._s[sl], average, strat, reach, t.max_list)
+                block_backward(t.node_actor, util, t.node_list, t.node_len, blo, bhi, t.parent, cb, t.elem_hand, self._weights, (t.pair_code, self._wvals), strat, reach,
                                value, mode, who, alg, it, pos, neg, sdisc, self._r[sl], self._s[sl], pred_of(sl),
                                t.max_list)
                 return sl, reach, value, strat
@@ -814,9 +833,9 @@ def memory_of(split: SplitTree, threads: int = 1, solver: StreamedSolver | None 
         largest = max((split.part_nbytes(i) for i in range(split.num_parts)), default=0)
         out = {"state": 8 * split.num_slots, "trunk": trunk, "largest_part": largest * k}
     else:
-        def working(i: int) -> int:  # the file's arrays, then reach, value, utility and strategy buffers
+        def working(i: int) -> int:  # the file's arrays, then reach, value, strategy, utility and block buffers
             c = split.store.block_counts(i)
-            return 28 * int(c[0]) + 18 * int(c[1]) + 4 * int(c[2]) + 12 * int(c[3]) + 8 * int(c[0])
+            return 16 * int(c[0]) + 12 * int(c[8]) + 18 * int(c[1]) + 4 * int(c[2]) + 12 * int(c[3]) + 20 * int(c[0])
 
         largest = max((working(i) for i in range(split.num_parts)), default=0)
         out = {"state": 8 * int(solver.state_start[-1]), "trunk": trunk, "largest_part": largest * k}

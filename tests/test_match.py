@@ -1,6 +1,7 @@
 """The match solver on a small variant: backward induction, symmetry, certificate, Monte-Carlo play."""
 
 import ast
+import json
 import math
 import random
 from pathlib import Path
@@ -253,7 +254,10 @@ def test_streamed_cells_give_the_in_memory_match(tmp_path, capsys):
     st = MatchConfig(SMALL, target=1e-4, table=True, warm_start=False, stream_over_gb=1e-6)
     a, sa = run_match(mem, cells, tmp_path / "mem", workers=1, progress=False)
     b, sb = run_match(st, cells, tmp_path / "st", workers=1, progress=False)
-    assert list((tmp_path / "st" / "cells").glob("*/parts/*/part-*.bin"))
+    assert not list((tmp_path / "st" / "cells").glob("*/parts"))  # deleted once each cell was solved
+    streamed = [json.loads(f.read_text()) for f in (tmp_path / "st" / "cells").glob("*/*.json")]
+    assert streamed and all(r["split_depth"] == 3 for r in streamed if "split_depth" in r)
+    assert sum("split_depth" in r for r in streamed) >= 3
     # streamed cells write their strategy tables too, one per task with its rows counted
     tables = list((tmp_path / "st" / "cells").glob("**/*.parquet"))
     assert len(tables) == 3  # 10x11 (d1), its 11x11 successor (d1) and 11x11 (d0): one vira class each

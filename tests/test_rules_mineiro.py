@@ -289,17 +289,20 @@ def test_full_deck_cell_that_does_not_fit_is_refused_before_building(tmp_path, c
     assert "needs ~" in err and "--ignore-memory-check" in err and len(err.strip().splitlines()) == 1
 
 
-def test_full_deck_streamed_solve_that_does_not_fit_the_disk_is_refused(tmp_path, capsys):
-    """Left to choose, solve streams the 0x0 cell; nine vira classes of parts (~300 GB) are refused before
-    anything is built when the disk cannot hold them, in one line (after the streaming notice)."""
+def test_full_deck_streamed_solve_that_does_not_fit_the_disk_is_refused(tmp_path, capsys, monkeypatch):
+    """Left to choose, solve streams the 0x0 cell; one vira class's parts (~34 GB) are refused before anything
+    is built when the disk cannot hold them (here a disk with 10 GB free), in one line after the notice."""
     import shutil
+    from collections import namedtuple
 
-    if shutil.disk_usage(tmp_path).free > 400e9:
-        pytest.skip("this disk could hold the parts")
+    real = shutil.disk_usage
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(real(p).total, real(p).used, 10e9))
     assert main(["solve", "--score", "0,0", "--dealer", "0", "--vira", "all", "--iterations", "1",
                  "--out", str(tmp_path / "big"), "-q"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert "streaming it from disk" in err[0] and "GB of disk for its parts" in err[-1] and len(err) == 2
+    assert "streaming it from disk" in err[0] and "GB of disk for one vira class's parts" in err[-1]
+    assert "10 GB free" in err[-1] and len(err) == 2
     assert not (tmp_path / "big" / "parts").exists()
 
 

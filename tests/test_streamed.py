@@ -143,7 +143,9 @@ def test_cli_solve_streamed_equals_in_memory(tmp_path, capsys):
     assert b["exploitability"] == pytest.approx(a["exploitability"], abs=1e-8)
     assert b["game_value"] == pytest.approx(a["game_value"], abs=1e-8)
     assert [c["entries"] for c in b["cells"]] == [c["entries"] for c in a["cells"]]
-    assert list((tmp_path / "st" / "parts").iterdir())
+    assert [c["split_depth"] for c in b["cells"]] == [2] * len(b["cells"])
+    assert [c["split_depth"] for c in a["cells"]] == [0] * len(a["cells"])
+    assert not (tmp_path / "st" / "parts").exists()  # each class's parts deleted once it was solved
     # a repeated run reports the finished cells again
     assert main(base + ["--out", str(tmp_path / "st"), "--split-depth", "2", "--resume"]) == 0
     capsys.readouterr()
@@ -260,8 +262,41 @@ def test_cli_streams_a_cell_that_cannot_fit_this_machine(tmp_path, capsys, monke
     assert main(base + ["--out", str(tmp_path / "st")]) == 0
     err = capsys.readouterr().err
     assert "streaming it from disk (--split-depth 3" in err and str(tmp_path / "st") in err
-    assert any((tmp_path / "st" / "parts").iterdir())
     a, b = (json.loads((tmp_path / d / "summary.json").read_text()) for d in ("mem", "st"))
     assert b["exploitability"] == pytest.approx(a["exploitability"], abs=1e-8)
+    assert b["cells"][0]["split_depth"] == 3 and a["cells"][0]["split_depth"] == 0
     assert main(base + ["--out", str(tmp_path / "m0"), "--split-depth", "0"]) == 0
     assert "streaming" not in capsys.readouterr().err and not (tmp_path / "m0" / "parts").exists()
+
+
+@pytest.mark.slow
+def test_interrupted_streamed_solve_keeps_its_parts_and_resumes_to_the_same_answer(tmp_path, monkeypatch, capsys):
+    """Ctrl-C mid-run: the checkpoint and the parts stay (a resume does not rebuild); the resumed run ends
+    where an uninterrupted one does, and only then are the class's part files deleted."""
+    import json
+    import os
+    import signal
+
+    from truco_lab.cli import main
+
+    base = ["solve", "--score", "3,3", "--dealer", "0", "--vira", "Kc", "--ranks", "JKA23", "--suits", "hc",
+            "--max-stake", "6", "--iterations", "8", "--checkpoint-every", "2", "--no-table", "-q",
+            "--split-depth", "2"]
+    assert main(base + ["--out", str(tmp_path / "whole")]) == 0
+    real = StreamedSolver.iterate
+
+    def interrupted(self, n=1):
+        real(self, n)
+        if self.iteration == 5:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(StreamedSolver, "iterate", interrupted)
+    assert main(base + ["--out", str(tmp_path / "cut")]) == 130
+    assert "--resume" in capsys.readouterr().err
+    parts = tmp_path / "cut" / "parts"
+    assert list(parts.glob("*/part-*.bin")) and list((tmp_path / "cut" / "checkpoints").iterdir())
+    monkeypatch.setattr(StreamedSolver, "iterate", real)
+    assert main(base + ["--out", str(tmp_path / "cut"), "--resume"]) == 0
+    a, b = (json.loads((tmp_path / d / "summary.json").read_text()) for d in ("whole", "cut"))
+    assert b["exploitability"] == a["exploitability"] and b["game_value"] == a["game_value"]
+    assert not parts.exists()

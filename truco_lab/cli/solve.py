@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     if rules.pack != "french":
         return _solve_generic(args, rules)
     req = _request(args, rules)
-    _memory_guard(args, rules, len(req.viras))
+    _memory_guard(args, rules)
     out = Path(args.out)
     describe = {"rules": rules.to_dict(), "score": list(args.score), "dealer": args.dealer, "prunes": req.prunes,
                 "payoff": args.payoff, "algorithm": args.algorithm,
@@ -168,7 +168,7 @@ def _request(args: argparse.Namespace, rules: RuleSet) -> _Request:
                     ALL_PRUNES if args.prunes == "all" else 0, stop)
 
 
-def _memory_guard(args: argparse.Namespace, rules: RuleSet, classes: int = 1) -> None:
+def _memory_guard(args: argparse.Namespace, rules: RuleSet) -> None:
     """Refuse up front a cell this machine cannot hold (the plan's prediction against what is available)."""
     a, b = args.score
     row = plan(rules, [(a, b, args.dealer)], ALL_PRUNES if args.prunes == "all" else 0, table=not args.no_table)[0]
@@ -185,7 +185,7 @@ def _memory_guard(args: argparse.Namespace, rules: RuleSet, classes: int = 1) ->
                   f"streaming it from disk (--split-depth 3, parts in {args.out}/parts; --split-depth 0 keeps it in memory)",
                   file=sys.stderr)
     if args.split_depth:
-        _disk_guard(args, row.entries * classes, classes)
+        _disk_guard(args, row.entries)
     if args.ignore_memory_check:
         return
     need = row.streamed_peak_gb(args.threads) if args.split_depth else row.peak_gb
@@ -203,9 +203,9 @@ def _memory_guard(args: argparse.Namespace, rules: RuleSet, classes: int = 1) ->
 STREAMED_DISK_BYTES = 32.0  # per entry: slot parts 16.1, block files 13.8, choice maps 2 (measured at 0x0)
 
 
-def _disk_guard(args: argparse.Namespace, entries: float, classes: int) -> None:
-    """Refuse up front a streamed solve whose parts cannot fit on the output's disk (each vira class keeps
-    its parts for a resume: a 0x0 class ~34 GB)."""
+def _disk_guard(args: argparse.Namespace, entries: float) -> None:
+    """Refuse up front a streamed solve whose parts cannot fit on the output's disk: one vira class's at a
+    time (a 0x0 class ~34 GB), kept for a resume until the class is solved, then deleted."""
     import shutil
 
     need = STREAMED_DISK_BYTES * entries / 1e9
@@ -214,10 +214,9 @@ def _disk_guard(args: argparse.Namespace, entries: float, classes: int) -> None:
         where = where.parent
     free = shutil.disk_usage(where).free / 1e9
     if need > free:
-        raise CliError(f"streaming {classes} vira class{'es' if classes > 1 else ''} of cell "
-                       f"{args.score[0]}x{args.score[1]} needs ~{need:.0f} GB of disk for its parts, {where} has "
-                       f"{free:.0f} GB free: solve one vira class at a time (--vira CARD) and delete "
-                       f"{args.out}/parts between them, or use a bigger disk")
+        raise CliError(f"streaming cell {args.score[0]}x{args.score[1]} needs ~{need:.0f} GB of disk for one vira "
+                       f"class's parts, {where} has {free:.0f} GB free: free some disk, give --out on a bigger "
+                       "one, or solve a small variant (--ranks/--suits/--max-stake)")
 
 
 def _run_classes(args: argparse.Namespace, req: _Request, out: Path, describe: dict) -> dict:

@@ -14,6 +14,7 @@ summaries are the caller's, written by one writer.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import time
 from collections.abc import Callable
@@ -217,6 +218,7 @@ class CellResult:
     rows: int | None = None
     rows_dropped: int | None = None
     reused: bool = False  # reported from an earlier run (same hash), not solved again
+    split_depth: int = 0  # streamed from disk in parts cut at this depth (their files deleted once solved); 0: in memory
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -352,7 +354,8 @@ def _iterate(job: CellJob, vc, solver, progress, build_s: float, tree, state_byt
 
 def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
     """:func:`run_cell` for a tree cut at ``job.split_depth``: the parts are built onto disk (in the
-    cell's folder, kept for a resume; a temporary folder without one) and streamed every pass."""
+    cell's folder, kept for a resume until the cell's result is written; a temporary folder without one) and
+    streamed every pass."""
     import shutil
     import tempfile
 
@@ -396,8 +399,14 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
                                                     progress=getattr(progress, "bar", None) is not None)
             result.table, result.rows, result.rows_dropped = str(path), rows, dropped
         result.peak_memory_gb = peak_rss_gb()
+        result.split_depth = job.split_depth
         if job.workdir is not None:
             write_json(job.path("result"), result.to_dict())
+            # the result is what a resume reuses; the parts (a 0x0 class's ~34 GB) are rebuilt if ever needed,
+            # so a --vira all run or a grid needs one class's disk at a time, not all of them
+            shutil.rmtree(folder, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                folder.parent.rmdir()  # the cell's parts/ folder, once no class is left in it
         return result
     finally:
         if tmp is not None:
