@@ -290,7 +290,7 @@ def test_full_deck_cell_that_does_not_fit_is_refused_before_building(tmp_path, c
 
 
 def test_full_deck_streamed_solve_that_does_not_fit_the_disk_is_refused(tmp_path, capsys, monkeypatch):
-    """Left to choose, solve streams the 0x0 cell; one vira class's parts (~34 GB) are refused before anything
+    """Left to choose, solve streams the 0x0 cell; one vira class's parts (~31 GB) are refused before anything
     is built when the disk cannot hold them (here a disk with 10 GB free), in one line after the notice."""
     import shutil
     from collections import namedtuple

@@ -200,12 +200,12 @@ def _memory_guard(args: argparse.Namespace, rules: RuleSet) -> None:
                        f"variant (--ranks/--suits/--max-stake), {hint}a bigger machine, or --ignore-memory-check")
 
 
-STREAMED_DISK_BYTES = 32.0  # per entry: slot parts 16.1, block files 13.8, choice maps 2 (measured at 0x0)
+STREAMED_DISK_BYTES = 30.0  # per entry: slot parts 16.1, block files 10.9, choice maps 2 (measured at 0x0)
 
 
 def _disk_guard(args: argparse.Namespace, entries: float) -> None:
     """Refuse up front a streamed solve whose parts cannot fit on the output's disk: one vira class's at a
-    time (a 0x0 class ~34 GB), kept for a resume until the class is solved, then deleted."""
+    time (a 0x0 class ~31 GB), kept for a resume until the class is solved, then deleted."""
     import shutil
 
     need = STREAMED_DISK_BYTES * entries / 1e9

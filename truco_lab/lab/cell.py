@@ -402,7 +402,7 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
         result.split_depth = job.split_depth
         if job.workdir is not None:
             write_json(job.path("result"), result.to_dict())
-            # the result is what a resume reuses; the parts (a 0x0 class's ~34 GB) are rebuilt if ever needed,
+            # the result is what a resume reuses; the parts (a 0x0 class's ~31 GB) are rebuilt if ever needed,
             # so a --vira all run or a grid needs one class's disk at a time, not all of them
             shutil.rmtree(folder, ignore_errors=True)
             with contextlib.suppress(OSError):
