@@ -805,8 +805,14 @@ class StreamedSolver(SolverState):
             visit(i, t, avg, av, ireach, regrets)
 
         # one part at a time (the next one read meanwhile): a table's labelled tree and rows for the largest
-        # part beside two parts' working buffers ran a 0x0 class out of memory (24 GB at its last parts)
-        self._pass(MODE_EVAL, 2, True, load, each, threads=1)
+        # part beside two parts' working buffers ran a 0x0 class out of memory (24 GB at its last parts); and
+        # no part is kept on the way (with the budget in place the pass refilled it: out of memory again at
+        # the 0x0 class's last parts, stop 32)
+        budget, self.resident_bytes = self.resident_bytes, 0
+        try:
+            self._pass(MODE_EVAL, 2, True, load, each, threads=1)
+        finally:
+            self.resident_bytes = budget
 
     def exploitability(self) -> float:
         """NashConv / 2 of the average profile, exact, in the game's units."""

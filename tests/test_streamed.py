@@ -55,6 +55,12 @@ def test_resident_parts_change_nothing_but_the_reads(tmp_path):
     b.iterate(3)
     assert np.array_equal(a.regrets, b.regrets) and np.array_equal(a.ssum, b.ssum)
     assert b.parts_read == b.split.num_parts < a.parts_read
+    # the table pass holds one part at a time: it keeps none resident (a 0x0 class's table ran out of memory
+    # when it refilled them), and the budget is back afterwards
+    seen = []
+    b.evaluate_parts(lambda i, *rest: seen.append((i, b.resident_used)))
+    assert [i for i, _ in seen] == list(range(b.split.num_parts)) + [-1] and {u for _, u in seen} == {0}
+    assert b.resident_bytes == 1 << 40
 
 
 def test_parts_on_two_threads_give_the_same_iterates_bit_for_bit(tmp_path):
