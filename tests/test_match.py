@@ -255,7 +255,7 @@ def test_streamed_cells_give_the_in_memory_match(tmp_path, capsys):
     a, sa = run_match(mem, cells, tmp_path / "mem", workers=1, progress=False)
     b, sb = run_match(st, cells, tmp_path / "st", workers=1, progress=False)
     assert not list((tmp_path / "st" / "cells").glob("*/parts"))  # deleted once each cell was solved
-    streamed = [json.loads(f.read_text()) for f in (tmp_path / "st" / "cells").glob("*/*.json")]
+    streamed = [json.loads(f.read_text()) for f in (tmp_path / "st" / "cells").glob("*/results/*.json")]
     assert streamed and all(r["split_depth"] == 3 for r in streamed if "split_depth" in r)
     assert sum("split_depth" in r for r in streamed) >= 3
     # streamed cells write their strategy tables too, one per task with its rows counted
