@@ -32,9 +32,10 @@ def _measured_peak(a: int, b: int, d: int) -> float:
 @pytest.mark.slow
 @pytest.mark.parametrize("cell", [(11, 11, 1), (10, 10, 0)])
 def test_task_peak_within_20_percent_of_the_plan(cell):
-    from truco_lab.lab.match import plan
+    from truco_lab.lab.match import CACHE_SHARE, plan
 
-    predicted = plan(rule_set("paulista"), [cell])[0].peak_gb
+    # the task runs alone here, so it is held to the plan's peak without a worker's kept trees
+    predicted = plan(rule_set("paulista"), [cell])[0].peak_gb / (1 + CACHE_SHARE)
     measured = _measured_peak(*cell)
     assert abs(measured - predicted) <= 0.2 * measured, (cell, measured, predicted)
 
