@@ -9,10 +9,12 @@ come from :func:`peak_rss_gb` (the kernel's high-water mark, resettable with
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
 import resource
+import socket
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,11 +25,13 @@ def atomic_write(path: str | Path, write: Callable[[Path], None], suffix: str = 
     """Call ``write(tmp)`` on a temporary path beside ``path``, then rename it over ``path``.
 
     ``suffix`` is appended to the temporary name for writers that insist on an
-    extension (``numpy.savez`` adds ``.npz``).
+    extension (``numpy.savez`` adds ``.npz``). Temporary files that a killed
+    writer on this host left beside ``path`` are removed first.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp{suffix}")
+    remove_stale_temporaries(path)
+    tmp = path.with_name(f".{path.name}.{_HOST}.{os.getpid()}.tmp{suffix}")
     try:
         write(tmp)
         tmp.replace(path)
@@ -35,6 +39,37 @@ def atomic_write(path: str | Path, write: Callable[[Path], None], suffix: str = 
         if tmp.exists():
             tmp.unlink()
     return path
+
+
+# the host is in the name because run folders may sit on storage shared by several machines,
+# where a process number means something only on the machine that wrote it
+_HOST = socket.gethostname().replace(".", "_") or "host"
+
+
+def remove_stale_temporaries(path: str | Path) -> list[Path]:
+    """Delete ``path``'s temporaries whose writer (on this host) is no longer running; return them.
+
+    A writer killed by SIGKILL or the kernel's OOM killer cannot run its cleanup, and a
+    strategy table's temporary can be gigabytes.
+    """
+    path = Path(path)
+    gone = []
+    for tmp in path.parent.glob(f".{glob.escape(path.name)}.{_HOST}.*.tmp*"):
+        pid = tmp.name[len(path.name) + len(_HOST) + 3:].split(".", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+            tmp.unlink(missing_ok=True)
+            gone.append(tmp)
+    return gone
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: running
+        return True
+    return True
 
 
 def write_json(path: str | Path, obj) -> Path:

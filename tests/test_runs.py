@@ -326,3 +326,27 @@ def test_a_second_ctrl_c_stops_mid_iteration_and_keeps_the_last_whole_checkpoint
         run(once, 20, checkpoint=ck, checkpoint_every=5)
     with np.load(ck) as d:
         assert int(d["iteration"]) == 10  # one signal: the chunk ends and is saved
+
+
+def test_a_killed_writers_temporary_is_removed_by_the_next_write(tmp_path):
+    """SIGKILL leaves an atomic write's temporary behind (a table's can be gigabytes); the next write of
+    that file removes it, but never a running writer's, nor one another host wrote on shared storage."""
+    from solvers.storage import _HOST, write_json
+
+    victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    target = tmp_path / "summary.json"
+    stale = tmp_path / f".summary.json.{_HOST}.{dead.pid}.tmp"
+    live = tmp_path / f".summary.json.{_HOST}.{victim.pid}.tmp"
+    other = tmp_path / f".summary.json.otherhost.{dead.pid}.tmp"
+    unrelated = tmp_path / f".summary.json.bak.{_HOST}.{dead.pid}.tmp"
+    for f in (stale, live, other, unrelated):
+        f.write_text("partial")
+    try:
+        write_json(target, {"a": 1})
+    finally:
+        victim.kill()
+        victim.wait()
+    assert json.loads(target.read_text()) == {"a": 1}
+    assert not stale.exists() and live.exists() and other.exists() and unrelated.exists()
