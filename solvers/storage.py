@@ -9,7 +9,6 @@ come from :func:`peak_rss_gb` (the kernel's high-water mark, resettable with
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import json
 import os
@@ -53,10 +52,16 @@ def remove_stale_temporaries(path: str | Path) -> list[Path]:
     strategy table's temporary can be gigabytes.
     """
     path = Path(path)
+    head = f".{path.name}.{_HOST}."
     gone = []
-    for tmp in path.parent.glob(f".{glob.escape(path.name)}.{_HOST}.*.tmp*"):
-        pid = tmp.name[len(path.name) + len(_HOST) + 3:].split(".", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+    # a prefix test over one listing: a glob per write cost 1.5 ms in a folder of 2,400 parts (a tenth of a
+    # split cell's table pass)
+    with os.scandir(path.parent) as it:
+        names = [e.name for e in it if e.name.startswith(head)]
+    for name in names:
+        pid, _, rest = name[len(head):].partition(".")
+        if rest.startswith("tmp") and pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+            tmp = path.parent / name
             tmp.unlink(missing_ok=True)
             gone.append(tmp)
     return gone

@@ -95,10 +95,37 @@ def column_docs(metadata: dict) -> dict[str, str]:
     return schema.column_docs if schema is not None else dict(GENERIC_COLUMNS)
 
 
-def _cat(codes: np.ndarray, categories: np.ndarray) -> pd.Categorical:
+def _used(codes: np.ndarray, n_categories: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(codes, return_inverse=True)``; without a sort where the categories are few against the
+    rows (a table's hand, hidden and action codes, a part's nodes): the sort was most of a row group's time."""
+    if n_categories > 4 * len(codes) + 65536:
+        return np.unique(codes, return_inverse=True)
+    present = np.zeros(n_categories, np.bool_)
+    present[codes] = True
+    used = np.flatnonzero(present)
+    index = np.zeros(n_categories, np.int32)
+    index[used] = np.arange(len(used), dtype=np.int32)
+    return used, index[codes]
+
+
+def _code_width(n: int) -> type:
+    """The code type pandas gives a categorical of ``n`` categories (the files written through pandas had it)."""
+    return np.int8 if n < 127 else np.int16 if n < 32767 else np.int32
+
+
+def _cat(codes: np.ndarray, categories) -> pd.Categorical:
     """A categorical holding only the categories these rows use."""
-    used, inv = np.unique(codes, return_inverse=True)
+    used, inv = _used(codes, len(categories))
     return pd.Categorical.from_codes(inv.astype(np.int32), categories=pd.Index(categories[used].astype(str)))
+
+
+def _dictionary(codes: np.ndarray, categories):
+    """:func:`_cat` as an Arrow dictionary column, built without pandas."""
+    import pyarrow as pa
+
+    used, inv = _used(codes, len(categories))
+    return pa.DictionaryArray.from_arrays(inv.astype(_code_width(len(used))),
+                                          pa.array(np.asarray(categories[used]).astype(str), pa.string()))
 
 
 def _labelled(t):
@@ -115,15 +142,36 @@ def _frame(t, cols: dict, slot: np.ndarray, info: np.ndarray, avg, av, reach, re
             codes, cats = v
             data[k] = _cat(codes[info], cats)
     data["action"] = _cat(cols["action"][0][slot], cols["action"][1])
-    data["probability"] = avg[slot].astype(np.float32)
-    data["reach"] = reach[info].astype(np.float32)
-    data["action_value"] = av[slot].astype(np.float32)
-    data["regret"] = regrets[slot].astype(np.float32)
+    data.update(_numbers(slot, info, avg, av, reach, regrets))
     df = pd.DataFrame(data)
     for k, v in cols["constants"].items():  # a constant text column (a name) is a one-category column
         if isinstance(v, str):
             df[k] = df[k].astype("category")
     return df
+
+
+def _numbers(slot: np.ndarray, info: np.ndarray, avg, av, reach, regrets) -> dict[str, np.ndarray]:
+    return {"probability": avg[slot].astype(np.float32), "reach": reach[info].astype(np.float32),
+            "action_value": av[slot].astype(np.float32), "regret": regrets[slot].astype(np.float32)}
+
+
+def _arrow(t, cols: dict, slot: np.ndarray, info: np.ndarray, avg, av, reach, regrets):
+    """:func:`_frame`'s rows as an Arrow table, the same columns and types, built without pandas: going
+    through a DataFrame was about half of writing a table (per part of a split cell, more)."""
+    import pyarrow as pa
+
+    n = len(slot)
+    data = {}
+    for k, v in cols["constants"].items():
+        data[k] = (pa.DictionaryArray.from_arrays(np.zeros(n, np.int8), pa.array([v], pa.string()))
+                   if isinstance(v, str) else pa.array(np.full(n, v)))
+    data["player"] = pa.array(cols["player"][info])
+    for k, v in cols.items():
+        if k not in ("constants", "player", "action"):
+            data[k] = _dictionary(v[0][info], v[1])
+    data["action"] = _dictionary(cols["action"][0][slot], cols["action"][1])
+    data.update({k: pa.array(x) for k, x in _numbers(slot, info, avg, av, reach, regrets).items()})
+    return pa.table(data)
 
 
 def subgame_frame(solver, include_forced: bool = False) -> pd.DataFrame:
@@ -143,7 +191,6 @@ def write_table(solver, path: str | Path, metadata: dict, *, min_reach: float = 
     """Stream one solved subgame's table to Parquet, a row group at a time, so writing never holds
     more than one group of rows. Information sets the profile reaches with probability below
     ``min_reach`` are dropped. Returns (path, rows written, rows dropped)."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from solvers.storage import atomic_write
@@ -160,14 +207,14 @@ def write_table(solver, path: str | Path, metadata: dict, *, min_reach: float = 
     meta = dict(metadata, rows=rows, rows_dropped=dropped, min_reach=min_reach, columns=column_docs(metadata))
     bounds = np.searchsorted(np.cumsum(nact[keep].astype(np.int64)), np.arange(rows_per_group, rows, rows_per_group))
     pieces = np.split(keep, bounds) if len(keep) else [keep]
+    regrets = solver.regrets  # once: each read converts the whole state to slots
 
     def write(tmp: Path) -> None:
         writer = None
         for part in pieces:
             slot = _slots_of(t.infoset_offset, nact, part)
             info = np.repeat(part, nact[part])
-            table = pa.Table.from_pandas(_frame(t, cols, slot, info, avg, av, reach, solver.regrets),
-                                         preserve_index=False)
+            table = _arrow(t, cols, slot, info, avg, av, reach, regrets)
             if writer is None:
                 schema = table.schema.with_metadata({META_KEY: json.dumps(meta, default=str).encode()})
                 writer = pq.ParquetWriter(tmp, schema, compression="zstd")
@@ -187,7 +234,6 @@ def write_split_table(solver, path: str | Path, metadata: dict, source, *, min_r
     navigation arrays the part files leave out) and ``source.labels(i, tree)``. The row counts are
     only known at the end: they go into the footer (:data:`COUNTS_KEY`), which
     :func:`read_metadata` merges into the run metadata. ``progress``: a bar over the parts (stderr)."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from solvers.storage import atomic_write
@@ -221,8 +267,7 @@ def write_split_table(solver, path: str | Path, metadata: dict, source, *, min_r
             for piece in np.split(keep, bounds):
                 slot = _slots_of(t.infoset_offset, nact, piece)
                 info = np.repeat(piece, nact[piece])
-                table = pa.Table.from_pandas(_frame(t, cols, slot, info, avg, av, reach, regrets),
-                                             preserve_index=False)
+                table = _arrow(t, cols, slot, info, avg, av, reach, regrets)
                 if writer is None:
                     meta = dict(metadata, min_reach=min_reach, columns=column_docs(metadata))
                     schema = table.schema.with_metadata({META_KEY: json.dumps(meta, default=str).encode()})

@@ -731,8 +731,7 @@ def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray |
     cell: Subgame = tree.source
     names = level_names(cell.rules, cell.vira_class)
     card_level = hand_levels(tree.source.vira_class).card_level
-    hands = hand_levels(tree.source.vira_class).hands
-    hand_names = np.array([" ".join(names[x] for x in sorted(h, reverse=True)) for h in hands], dtype=object)
+    hand_names = _hand_names(cell.rules, cell.vira_class)
     # one token per (acting player, public action) pair; a node's history is its path of tokens
     parent = np.asarray(tree.node_parent)
     actor = tree.node_actor
@@ -766,6 +765,16 @@ def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray |
         "history": (node.astype(np.int32), NodeHistories(parent, tok, tokens, prefix)),
         "hidden": (inv.astype(_code_type(len(hid_names))), np.array(hid_names, dtype=object)),
     }
+
+
+@lru_cache(maxsize=64)
+def _hand_names(rules: RuleSet, vc: ViraClass) -> np.ndarray:
+    """Each hand of the class as its levels' names, strongest first: the same for every part of a split
+    cell, where building it per part was a tenth of the table pass."""
+    names = level_names(rules, vc)
+    out = np.array([" ".join(names[x] for x in sorted(h, reverse=True)) for h in hand_levels(vc).hands], dtype=object)
+    out.flags.writeable = False  # shared by every caller
+    return out
 
 
 def _element_hidden(tree: VectorTree, root_hidden: np.ndarray | None = None,
