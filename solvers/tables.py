@@ -109,8 +109,15 @@ def _used(codes: np.ndarray, n_categories: int) -> tuple[np.ndarray, np.ndarray]
 
 
 def _code_width(n: int) -> type:
-    """The code type pandas gives a categorical of ``n`` categories (the files written through pandas had it)."""
+    """The narrowest code type for ``n`` categories (pandas' choice for a categorical)."""
     return np.int8 if n < 127 else np.int16 if n < 32767 else np.int32
+
+
+# A file's columns have one type, fixed by its first row group, so a column's codes must be as wide as any
+# group of the file can need: a later group with more categories than the first group's type holds cannot
+# be written. One tree's groups share its category lists (their lengths bound every group); a split cell's
+# parts each have their own lists, so a split table takes the widest its columns can need.
+SPLIT_WIDTHS = {"history": np.int32}  # a part's nodes; every other column: int16 (at most 32,768 codes)
 
 
 def _cat(codes: np.ndarray, categories) -> pd.Categorical:
@@ -119,13 +126,12 @@ def _cat(codes: np.ndarray, categories) -> pd.Categorical:
     return pd.Categorical.from_codes(inv.astype(np.int32), categories=pd.Index(categories[used].astype(str)))
 
 
-def _dictionary(codes: np.ndarray, categories):
-    """:func:`_cat` as an Arrow dictionary column, built without pandas."""
+def _dictionary(codes: np.ndarray, categories, width: type):
+    """:func:`_cat` as an Arrow dictionary column with ``width`` codes, built without pandas."""
     import pyarrow as pa
 
     used, inv = _used(codes, len(categories))
-    return pa.DictionaryArray.from_arrays(inv.astype(_code_width(len(used))),
-                                          pa.array(np.asarray(categories[used]).astype(str), pa.string()))
+    return pa.DictionaryArray.from_arrays(inv.astype(width), pa.array(np.asarray(categories[used]).astype(str), pa.string()))
 
 
 def _labelled(t):
@@ -155,10 +161,14 @@ def _numbers(slot: np.ndarray, info: np.ndarray, avg, av, reach, regrets) -> dic
             "action_value": av[slot].astype(np.float32), "regret": regrets[slot].astype(np.float32)}
 
 
-def _arrow(t, cols: dict, slot: np.ndarray, info: np.ndarray, avg, av, reach, regrets):
-    """:func:`_frame`'s rows as an Arrow table, the same columns and types, built without pandas: going
-    through a DataFrame was about half of writing a table (per part of a split cell, more)."""
+def _arrow(t, cols: dict, slot: np.ndarray, info: np.ndarray, avg, av, reach, regrets, split: bool = False):
+    """:func:`_frame`'s rows as an Arrow table, the same columns, built without pandas: going through a
+    DataFrame was about half of writing a table (per part of a split cell, more). Codes are as wide as any
+    group of the file can need (``split``: a part of a split cell, see :data:`SPLIT_WIDTHS`)."""
     import pyarrow as pa
+
+    def width(k: str, categories) -> type:
+        return SPLIT_WIDTHS.get(k, np.int16) if split else _code_width(len(categories))
 
     n = len(slot)
     data = {}
@@ -168,8 +178,8 @@ def _arrow(t, cols: dict, slot: np.ndarray, info: np.ndarray, avg, av, reach, re
     data["player"] = pa.array(cols["player"][info])
     for k, v in cols.items():
         if k not in ("constants", "player", "action"):
-            data[k] = _dictionary(v[0][info], v[1])
-    data["action"] = _dictionary(cols["action"][0][slot], cols["action"][1])
+            data[k] = _dictionary(v[0][info], v[1], width(k, v[1]))
+    data["action"] = _dictionary(cols["action"][0][slot], cols["action"][1], width("action", cols["action"][1]))
     data.update({k: pa.array(x) for k, x in _numbers(slot, info, avg, av, reach, regrets).items()})
     return pa.table(data)
 
@@ -267,7 +277,7 @@ def write_split_table(solver, path: str | Path, metadata: dict, source, *, min_r
             for piece in np.split(keep, bounds):
                 slot = _slots_of(t.infoset_offset, nact, piece)
                 info = np.repeat(piece, nact[piece])
-                table = _arrow(t, cols, slot, info, avg, av, reach, regrets)
+                table = _arrow(t, cols, slot, info, avg, av, reach, regrets, split=True)
                 if writer is None:
                     meta = dict(metadata, min_reach=min_reach, columns=column_docs(metadata))
                     schema = table.schema.with_metadata({META_KEY: json.dumps(meta, default=str).encode()})

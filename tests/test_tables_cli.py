@@ -175,3 +175,31 @@ def test_lookup_answers_in_the_users_cards_and_says_why_when_empty():
         t.lookup(vira, "3c Ac 2h", "", score=(5, 5))
     with pytest.raises(ValueError):
         t.lookup(vira, "3c Ac 2h", "RAISE 3, ACCEPT_RAISE, fold")
+
+
+def test_written_table_is_the_in_memory_frame_row_for_row(tmp_path):
+    """The writers build Arrow columns directly; the file must hold exactly the rows, columns, types and
+    categories of the pandas frame the in-memory table is made of (``subgame_frame``)."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    from solvers.tables import subgame_frame, write_table
+    from solvers.vector import VectorSolver
+    from truco_lab.abstraction.tree import build_cell
+    from truco_lab.rules.ruleset import PAULISTA
+
+    rules = PAULISTA.with_deck("JKA23", "hc").with_max_stake(6)
+    solver = VectorSolver(build_cell(rules, 3, 3, 0, 0), "dcfr")
+    for _ in range(3):
+        solver.iterate()
+    path, rows, dropped = write_table(solver, tmp_path / "t.parquet", {"x": 1}, rows_per_group=997)
+    assert pq.ParquetFile(path).metadata.num_row_groups > 2  # several groups, each with its own categories
+    got = pq.read_table(path).to_pandas()
+    want = subgame_frame(solver)
+    assert (rows, dropped) == (len(want), 0) and list(got.columns) == list(want.columns)
+    for k in want.columns:
+        a, b = got[k], want[k]
+        if isinstance(b.dtype, pd.CategoricalDtype):
+            assert list(a.astype(str)) == list(b.astype(str)), k
+        else:
+            assert a.dtype == b.dtype and np.array_equal(a.to_numpy(), b.to_numpy()), k
