@@ -95,17 +95,23 @@ def column_docs(metadata: dict) -> dict[str, str]:
     return schema.column_docs if schema is not None else dict(GENERIC_COLUMNS)
 
 
+def small_unique(x: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(x, return_inverse=True)`` for integers in ``0..size-1``, without sorting."""
+    present = np.zeros(size, np.bool_)
+    present[x] = True
+    uniq = np.flatnonzero(present)
+    index = np.zeros(size, np.int32)
+    index[uniq] = np.arange(len(uniq), dtype=np.int32)
+    return uniq, index[x]
+
+
 def _used(codes: np.ndarray, n_categories: int) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(codes, return_inverse=True)``; without a sort where the categories are few against the
-    rows (a table's hand, hidden and action codes, a part's nodes): the sort was most of a row group's time."""
+    """The categories these rows use and their codes among them; without a sort where the categories are few
+    against the rows (a table's hand, hidden and action codes, a part's nodes): the sort was most of a row
+    group's time."""
     if n_categories > 4 * len(codes) + 65536:
         return np.unique(codes, return_inverse=True)
-    present = np.zeros(n_categories, np.bool_)
-    present[codes] = True
-    used = np.flatnonzero(present)
-    index = np.zeros(n_categories, np.int32)
-    index[used] = np.arange(len(used), dtype=np.int32)
-    return used, index[codes]
+    return small_unique(codes, n_categories)
 
 
 def _code_width(n: int) -> type:

@@ -29,9 +29,9 @@ import numba as nb
 import numpy as np
 
 from solvers.signals import deferred_signals
-from solvers.tables import TableSchema
+from solvers.tables import TableSchema, small_unique
 from solvers.tree import VectorTree
-from truco_lab.abstraction.tree import NodeHistories, _grow, _small_unique
+from truco_lab.abstraction.tree import NodeHistories, _grow
 from truco_lab.rules import engine as E
 from truco_lab.rules.cards import A_ACCEPT, A_DOWN, A_UP
 from truco_lab.rules.ruleset import RuleSet, check_start
@@ -474,7 +474,7 @@ def argentine_labels(tree: VectorTree) -> dict:
         pdepth = np.where(parent[1:] == 0, 0, np.where(parent[np.maximum(parent[1:], 0)] == 0, 1, 2))
         flor_reveal = (act >= REVEAL) & (pdepth <= 1) & bool(rules.flor)
         key = actor[parent[1:]].astype(np.int32) * 65536 + act + 2 * 256 * flor_reveal
-        uniq, inv = _small_unique(key, 2 * 65536)
+        uniq, inv = small_unique(key, 2 * 65536)
         tok = np.zeros(tree.num_nodes, np.int32)
         tok[1:] = inv
 
@@ -506,7 +506,7 @@ def argentine_labels(tree: VectorTree) -> dict:
 def slot_action_strings(tree: VectorTree) -> tuple[np.ndarray, np.ndarray]:
     """(codes per slot, notation per code) of every slot's action."""
     rules = tree.source.rules
-    uniq, inv = _small_unique(np.asarray(tree.entry_action).astype(np.int64), 32768)
+    uniq, inv = small_unique(np.asarray(tree.entry_action).astype(np.int64), 32768)
     names = np.array([f"shows {c - REVEAL}" if c >= REVEAL else rules.action_str(int(c)) for c in uniq], dtype=object)
     return inv.astype(np.int16), names
 

@@ -35,7 +35,7 @@ import numba as nb
 import numpy as np
 
 from solvers.signals import deferred_signals
-from solvers.tables import TableSchema
+from solvers.tables import TableSchema, small_unique
 from solvers.tree import VectorTree
 from truco_lab.abstraction.levels import (
     ViraClass,
@@ -665,7 +665,7 @@ def slot_action_strings(tree: VectorTree) -> tuple[np.ndarray, np.ndarray]:
     from truco_lab.rules.cards import action_str
 
     targets = tree.source.rules.raise_targets
-    uniq, inv = _small_unique(np.asarray(tree.entry_action), 32768)
+    uniq, inv = small_unique(np.asarray(tree.entry_action), 32768)
     return inv.astype(_code_type(len(uniq))), np.array([action_str(int(c), targets) for c in uniq], dtype=object)
 
 
@@ -736,7 +736,7 @@ def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray |
     parent = np.asarray(tree.node_parent)
     actor = tree.node_actor
     key = actor[parent[1:]].astype(np.int32) * 65536 + np.asarray(tree.node_action[1:]).astype(np.int32) + 32768
-    uniq, inv = _small_unique(key, 2 * 65536)
+    uniq, inv = small_unique(key, 2 * 65536)
     tok = np.zeros(tree.num_nodes, np.int32)  # the root has no token
     tok[1:] = inv
     del key, inv
@@ -788,16 +788,6 @@ def _element_hidden(tree: VectorTree, root_hidden: np.ndarray | None = None,
                  tree.node_list, tree.node_infoset, tree.node_actor, np.asarray(tree.elem_entry),
                  np.asarray(tree.entry_action), hand_levels(tree.source.vira_class).card_level.astype(np.int64), tree.num_slots, ehid)
     return ehid
-
-
-def _small_unique(x: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(x, return_inverse=True)`` for integers in ``0..size-1``, without sorting."""
-    present = np.zeros(size, np.bool_)
-    present[x] = True
-    uniq = np.flatnonzero(present)
-    index = np.zeros(size, np.int32)
-    index[uniq] = np.arange(len(uniq), dtype=np.int32)
-    return uniq, index[x]
 
 
 @nb.njit(cache=True)
