@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 
 # Python prints and drops an exception raised inside these (``__del__`` runs wherever garbage is collected, e.g.
@@ -28,7 +29,48 @@ def interrupt(signum: int, frame) -> None:
             threading.Timer(0.02, os.kill, (os.getpid(), signum)).start()
             return
         f = f.f_back
-    raise KeyboardInterrupt(f"signal {signum}")
+    raise _Interrupt(signum)
+
+
+class _Interrupt(KeyboardInterrupt):
+    """The handler's interrupt, knowing its signal (so a dropped one can be sent again)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"signal {signum}")
+        self.signum = signum
+
+
+def _resend_dropped(unraisable) -> None:
+    """``sys.unraisablehook`` while :func:`interrupts` is in force: Python prints and drops an exception raised
+    inside a weakref callback (multiprocessing's and numba's finalizers are ones) as it does inside a
+    ``__del__``, and no frame name gives the callback away; such an interrupt is delivered again a moment
+    later. Anything else goes to the hook before."""
+    if isinstance(unraisable.exc_value, _Interrupt):
+        threading.Timer(0.02, os.kill, (os.getpid(), unraisable.exc_value.signum)).start()
+        return
+    (_hooks[-1] if _hooks else sys.__unraisablehook__)(unraisable)
+
+
+_hooks: list = []
+
+
+@contextlib.contextmanager
+def interrupts(signums: tuple[int, ...] = (signal.SIGTERM, signal.SIGINT)):
+    """Inside the block, ``signums`` raise ``KeyboardInterrupt`` through :func:`interrupt` and an interrupt that
+    Python drops is sent again; the handlers and the unraisable hook before are restored afterwards (main
+    thread only: elsewhere Python delivers no signal)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {s: signal.signal(s, interrupt) for s in signums}
+    _hooks.append(sys.unraisablehook)
+    sys.unraisablehook = _resend_dropped
+    try:
+        yield
+    finally:
+        sys.unraisablehook = _hooks.pop()
+        for s, h in old.items():
+            signal.signal(s, h)
 
 
 @contextlib.contextmanager

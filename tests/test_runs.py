@@ -251,6 +251,37 @@ def test_a_signal_that_arrives_inside_a_finalizer_still_interrupts():
     assert signal.getsignal(signal.SIGTERM) is before  # restored after the block
 
 
+def test_a_signal_that_arrives_inside_a_weakref_callback_still_interrupts():
+    """Python drops an exception raised inside a weakref callback too (multiprocessing's and numba's finalizers
+    are such callbacks, and no ``__del__`` frame shows it): a SIGTERM to an Argentine match driver was lost that
+    way once and the run went on. The dropped interrupt is sent again; the unraisable hook is restored."""
+    import os
+    import sys
+    import weakref
+
+    from truco_lab.cli.common import sigterm_as_interrupt
+
+    class Owner:
+        pass
+
+    def callback():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.01)  # the handler runs here, inside the callback
+
+    hook = sys.unraisablehook
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with sigterm_as_interrupt():
+            owner = Owner()
+            weakref.finalize(owner, callback)
+            del owner  # the callback runs at once: the signal arrives inside it
+            reached.append(True)
+            time.sleep(2)  # the second delivery lands here
+            reached.append(False)
+    assert reached == [True]
+    assert sys.unraisablehook is hook
+
+
 def test_signals_inside_deferred_signals_reach_their_handler_after_the_block():
     """What keeps a signal from crashing numba's boxing of a tree build's arrays: inside the block the signal is
     only noted; the previous handler (here Ctrl-C's) runs once the block ends, exactly once."""

@@ -4,11 +4,8 @@ their one reading into a :class:`RuleSet`, signals."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
-import signal
 import sys
-import threading
 
 from truco_lab.rules import RULE_SETS, TEAM_RULE_SETS, RuleSet
 
@@ -166,22 +163,14 @@ def load_mccfr_option(folders: list[str] | None, rules: RuleSet, needed: bool) -
     return runs
 
 
-@contextlib.contextmanager
 def sigterm_as_interrupt():
     """A cluster's preemption (SIGTERM) is handled like Ctrl-C inside the block: checkpoint, one line, exit 130.
-    Both go through :func:`solvers.signals.interrupt`, which never raises into a finalizer (where Python would
-    drop it); the handlers before are restored afterwards (``main`` called in-process leaves none behind)."""
-    from solvers.signals import interrupt
+    Both go through :func:`solvers.signals.interrupts`: an interrupt is never lost in a finalizer or a weakref
+    callback (where Python would drop it), and the handlers before are restored afterwards (``main`` called
+    in-process leaves none behind)."""
+    from solvers.signals import interrupts
 
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = {s: signal.signal(s, interrupt) for s in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        yield
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
+    return interrupts()
 
 
 def join_negative_values(argv: list[str]) -> list[str]:
