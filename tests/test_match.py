@@ -272,6 +272,34 @@ def test_streamed_cells_give_the_in_memory_match(tmp_path, capsys):
     assert "streamed from disk" in last[-2] and any(x.endswith("streamed") and "0x0" in x for x in last)
 
 
+@pytest.mark.slow
+def test_streamed_cells_warm_start_from_streamed_neighbours_as_in_memory_cells_do(tmp_path):
+    """A streamed cell starts from its streamed neighbour's regrets (same structure key, same parts), so a
+    warm-started streamed match iterates exactly as the warm-started in-memory one: same iterations, the
+    same equities, and the tasks say which neighbour started them."""
+    cells = [(9, 11)]  # 11x11, 10x11 and 9x11 for both dealers: 9x11 starts from 10x11's regrets
+    mem = MatchConfig(SMALL, target=1e-4, table=False)
+    st = MatchConfig(SMALL, target=1e-4, table=False, stream_over_gb=1e-6)
+    a, _ = run_match(mem, cells, tmp_path / "mem", workers=1, progress=False)
+    b, _ = run_match(st, cells, tmp_path / "st", workers=1, progress=False)
+
+    def results(run):
+        out = {}
+        for f in (tmp_path / run / "cells").glob("*/results/*.json"):
+            r = json.loads(f.read_text())
+            out[r["name"]] = r
+        return out
+
+    ra, rb = results("mem"), results("st")
+    assert ra.keys() == rb.keys() and all(r["split_depth"] == 3 for r in rb.values())
+    warm = {k for k, r in rb.items() if r["warm_start"]}
+    assert warm == {k for k, r in ra.items() if r["warm_start"]} and any(k.startswith("s9-11") for k in warm)
+    assert all(rb[k]["warm_iterations"] == ra[k]["warm_iterations"] > 0 for k in warm)
+    assert all(rb[k]["iterations"] == ra[k]["iterations"] for k in ra)
+    ok = ~np.isnan(a.equity.values)
+    assert np.allclose(a.equity.values[ok], b.equity.values[ok], atol=1e-8)
+
+
 def test_min_s_and_endgame_select_every_cell_with_both_scores_at_least_s():
     """`--cells min:S`: every canonical cell with both scores >= S, successors included (they are: scores only
     grow); `endgame` is min:9 in a match to 12 (the 1->3 tier and the eleven row)."""

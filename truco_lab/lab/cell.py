@@ -295,15 +295,7 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     if resume:
         _load(solver, ckpt, job.key)
     elif job.warm_from:
-        # Warm start from the neighbour's regrets only: its current strategy is this cell's first
-        # iterate, while strategy sums and the iteration count start afresh (the neighbour's average
-        # belongs to other payoffs). Measured on the full-deck eleven row: 33% fewer iterations than
-        # cold, never more; carrying the sums and count over too saved only 2% and cost up to 2.7x
-        # more near the match's end (benchmarks/warm_start.py).
-        _load(solver, Path(job.warm_from), None)
-        warm_it = solver.iteration
-        solver.reset_averages()
-        solver.iteration = 0
+        warm_it = _warm_start(solver, Path(job.warm_from))
     state_bytes = solver.state_nbytes()
     result = _iterate(job, vc, solver, progress, build_s, tree, state_bytes, solver.nbytes() + tree.nbytes())
     result.warm_start = Path(job.warm_from).name if job.warm_from and not resume else None
@@ -325,6 +317,19 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     if res_path is not None:
         write_json(res_path, result.to_dict())
     return result
+
+
+def _warm_start(solver, path: Path) -> int:
+    """Start ``solver`` (in memory or streamed) from a solved neighbour's regrets only; the neighbour's
+    iteration count. Its current strategy is this cell's first iterate, while strategy sums and the
+    iteration count start afresh (the neighbour's average belongs to other payoffs). Measured on the
+    full-deck eleven row: 33% fewer iterations than cold, never more; carrying the sums and count over too
+    saved only 2% and cost up to 2.7x more near the match's end (benchmarks/warm_start.py)."""
+    _load(solver, path, None)
+    warm_it = solver.iteration
+    solver.reset_averages()
+    solver.iteration = 0
+    return warm_it
 
 
 def _iterate(job: CellJob, vc, solver, progress, build_s: float, tree, state_bytes: int,
@@ -363,8 +368,6 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
     from truco_lab.abstraction.tree import build_split
 
     spec = job.spec
-    if job.warm_from:
-        raise CellError("warm starts need the in-memory solver: a streamed cell starts cold")
     tmp = None
     if job.workdir is None:
         folder = Path(tmp := tempfile.mkdtemp(prefix="truco-parts-"))
@@ -380,11 +383,17 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
         solver = StreamedSolver(split, spec.algorithm, threads=job.threads, progress=bar)
         build_s = time.perf_counter() - t0  # the block files are made once, as part of the build
         ckpt = job.path("checkpoint")
-        if job.resume and ckpt is not None and ckpt.exists():
+        resume = job.resume and ckpt is not None and ckpt.exists()
+        warm_it = 0
+        if resume:
             _load(solver, ckpt, job.key)
+        elif job.warm_from:  # a neighbour streamed at the same depth: the same parts, so the same choices
+            warm_it = _warm_start(solver, Path(job.warm_from))
         solver.resident_bytes = _resident_budget(job, memory_of(split, job.threads, solver))
         result = _iterate(job, vc, solver, progress, build_s, split, solver.nbytes(),
                           sum(memory_of(split, job.threads, solver).values()) + solver.resident_bytes)
+        result.warm_start = Path(job.warm_from).name if job.warm_from and not resume else None
+        result.warm_iterations = warm_it
         if job.br_utilities is not None:
             result.br_values = [solver.best_response_value(p, None, np.array(job.br_utilities[p])) for p in (0, 1)]
             result.br_key = stable_hash(job.br_utilities)

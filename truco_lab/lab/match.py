@@ -308,12 +308,14 @@ def cell_jobs(cfg: MatchConfig, state: MatchState, cell: ScoreCell, out: Path | 
         spec = CellSpec.make(rules, a, b, d, vc.index, prunes=cfg.prunes, payoff="equity", equity=state.equity,
                              algorithm=cfg.algorithm)
         workdir = str(out / "cells" / spec.cell_name) if out is not None else None
-        prev = last_by_structure.get(spec.structure_key()) if cfg.warm_start and not streamed else None
-        warm = str(prev.path("checkpoint")) if prev is not None and prev.workdir is not None else None
-        # a streamed cell (too big for the memory here) starts cold (Not done yet)
+        depth = 3 if streamed else 0
+        prev = last_by_structure.get(spec.structure_key()) if cfg.warm_start else None
+        # a checkpoint numbers its choices as its solver lays them out: in memory, or part by part at a depth
+        same = prev is not None and prev.workdir is not None and prev.split_depth == depth
+        warm = str(prev.path("checkpoint")) if same else None
         job = CellJob(spec, cfg.stop(), workdir=workdir, table=cfg.table,
                       table_min_reach=cfg.table_min_reach, warm_from=warm, br_utilities=(tuple(br0), tuple(br1)),
-                      split_depth=3 if streamed else 0, threads=cfg.threads,
+                      split_depth=depth, threads=cfg.threads,
                       # workers run side by side: none may take the others' memory for resident parts
                       resident_gb=0.0)
         last_by_structure[spec.structure_key()] = job
