@@ -58,3 +58,38 @@ def test_cli_plan_prints_the_critical_path_and_the_simulation(capsys, tmp_path):
     assert main(["match", "--cells", "endgame", "--out", str(tmp_path / "y"), "--nodes", "2"]) == 2
     assert "only with --plan" in capsys.readouterr().err
     assert not (tmp_path / "y").exists()
+
+
+def test_threads_per_task_shorten_each_task_by_the_measured_speedup_and_take_their_cores():
+    from truco_lab.lab.schedule import TWO_THREAD_SPEEDUP, thread_speedup
+
+    assert thread_speedup(1) == 1.0 and thread_speedup(2) == pytest.approx(TWO_THREAD_SPEEDUP)
+    sp = [thread_speedup(t) for t in (1, 2, 4, 8, 16)]
+    assert all(a < b < t for a, b, t in zip(sp[:-1], sp[1:], (2, 4, 8, 16), strict=True))
+    rows = _rows(FULL, "endgame")
+    total = sum(r.hours for r in rows)
+    # one node whose cores all go to one task at a time: every task in turn, each sooner by the speedup
+    sim = simulate(rows, nodes=1, cores=4, node_memory_gb=64, threads=4)
+    assert sim.wall_hours == pytest.approx(total / thread_speedup(4))
+    assert sim.utilisation == pytest.approx(1.0)
+    # two-core tasks on a two-core node never overlap, one-core tasks do
+    assert simulate(rows, 1, 2, 64, threads=2).wall_hours > simulate(rows, 1, 2, 64).wall_hours / TWO_THREAD_SPEEDUP
+    chain1, chain2 = critical_path(FULL, rows), critical_path(FULL, rows, threads=2)
+    assert chain2.cells == chain1.cells and chain2.hours == pytest.approx(chain1.hours / TWO_THREAD_SPEEDUP)
+    with pytest.raises(ValueError, match="cores"):
+        simulate(rows, nodes=4, cores=2, node_memory_gb=64, threads=4)
+
+
+def test_cli_plan_with_threads_says_how_much_sooner_and_whether_that_is_measured(capsys, tmp_path):
+    from truco_lab.cli import main
+
+    base = ["match", "--cells", "endgame", "--plan", "--out", str(tmp_path / "x"), "--nodes", "2", "--cores", "4",
+            "--node-memory", "32"]
+    assert main(base + ["--threads", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "2 threads per task: each finishes 1.80x sooner than on one core (measured)" in out
+    assert "(2 cores and its predicted peak per task" in out
+    assert main(base + ["--threads", "4"]) == 0
+    assert "Amdahl's law, not measured" in capsys.readouterr().out
+    assert main(base + ["--threads", "8"]) == 2  # more threads than a node's cores
+    assert "8 threads per task: a node has 4 cores" in capsys.readouterr().err

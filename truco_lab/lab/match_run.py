@@ -32,6 +32,7 @@ from truco_lab.lab.match import (
     worst_path_bound,
 )
 from truco_lab.lab.runs import claim, release_locks
+from truco_lab.lab.schedule import TWO_THREAD_SPEEDUP, critical_path, simulate, task_gb, thread_speedup
 from truco_lab.rules.ruleset import RuleSet
 
 
@@ -39,7 +40,6 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
                ) -> dict:
     """The plan table, its totals and critical path (also returned); with ``cluster`` (nodes, cores per node,
     GB per node) the simulated wall time of the level-by-level driver there."""
-    from truco_lab.lab.schedule import critical_path, simulate
 
     file = file or sys.stdout
     rows = plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table)
@@ -48,7 +48,7 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
     for r in rows:
         a, b, d = r.cell
         st = r.peak_gb > cfg.stream_over_gb
-        gb, h = (r.streamed_gb, r.streamed_hours) if st else (r.peak_gb, r.hours)
+        gb, h = task_gb(r, st, cfg.threads), (r.streamed_hours if st else r.hours)
         total, peak, nstream = total + h, max(peak, gb), nstream + st
         print(f"{f'{a}x{b} d{d}':>10} {'-'.join(map(str, r.ladder)):>14} {r.classes:>7} {gb:>8.1f}GB "
               f"{h:>9.3f}" + ("  streamed" if st else ""), file=file)
@@ -57,15 +57,21 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
           f"{workers} workers if memory allows {workers} tasks at once"
           + (f"; {nstream} cells streamed from disk (over {cfg.stream_over_gb:g} GB in memory)" if nstream else ""),
           file=file)
-    chain = critical_path(cfg.rules, rows, cfg.stream_over_gb)
+    threads = cfg.threads
+    if threads > 1:
+        how = "measured" if threads == 2 else f"extended from {TWO_THREAD_SPEEDUP:g}x at 2 by Amdahl's law, not measured"
+        print(f"{threads} threads per task: each finishes {thread_speedup(threads):.2f}x sooner than on one core "
+              f"({how})", file=file)
+    chain = critical_path(cfg.rules, rows, cfg.stream_over_gb, threads)
     names = " -> ".join(f"{a}x{b} d{d}" for a, b, d in chain.cells[:6]) + (" -> ..." if len(chain.cells) > 6 else "")
     print(f"critical path: {chain.hours:,.2f} h over {len(chain.cells)} cells in a row ({names}); no cluster "
           f"finishes sooner", file=file)
     out = {"cells": len(rows), "cpu_hours": total, "max_task_gb": peak, "streamed_cells": nstream,
            "critical_path_hours": chain.hours, "critical_path_cells": len(chain.cells)}
     if cluster is not None:
-        sim = simulate(rows, *cluster, stream_over_gb=cfg.stream_over_gb)
-        print(f"simulated on {sim.nodes} nodes x {sim.cores} cores, {sim.node_memory_gb:.0f} GB each (one core and "
+        sim = simulate(rows, *cluster, stream_over_gb=cfg.stream_over_gb, threads=threads)
+        per = "one core" if threads == 1 else f"{threads} cores"
+        print(f"simulated on {sim.nodes} nodes x {sim.cores} cores, {sim.node_memory_gb:.0f} GB each ({per} and "
               f"its predicted peak per task, a score-sum level at a time): {sim.wall_hours:,.2f} h wall, cores "
               f"{sim.utilisation:.0%} busy", file=file)
         out["simulated_wall_hours"] = sim.wall_hours
@@ -153,7 +159,7 @@ def _run_match(cfg: MatchConfig, which, out: str | Path, *, executor: str = "loc
     describe = {"kind": "match", "rules": cfg.rules.to_dict(), "prunes": cfg.prunes, "algorithm": cfg.algorithm}
     claim(out, "match", cfg.key(), describe, resume=resume, fresh=fresh)
     nclass = len(vira_classes(cfg.rules))
-    peaks = {r.cell: r.streamed_gb if r.peak_gb > cfg.stream_over_gb else r.peak_gb
+    peaks = {r.cell: task_gb(r, r.peak_gb > cfg.stream_over_gb, cfg.threads)
              for r in plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table)}
     task_gb = max(peaks.values(), default=0.0)
     if executor == "local":

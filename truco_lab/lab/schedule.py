@@ -4,7 +4,7 @@ A cell's vira-class tasks wait for every successor cell (backward induction), so
 run the grid, its wall time is at least the longest chain of cells, each costing its longest task. The
 match driver goes a score-sum level at a time (every task of a level before the next level starts): the
 simulation schedules exactly that, longest tasks first onto the node with the most free memory, each task
-on one core and holding its predicted peak memory.
+on ``threads`` cores (one by default) and holding its predicted peak memory.
 """
 
 from __future__ import annotations
@@ -35,19 +35,40 @@ class Schedule:
     utilisation: float
 
 
-def task_hours(row: PlanRow, streamed: bool) -> float:
-    """Hours of one (cell, vira class) task on one core."""
-    return (row.streamed_hours if streamed else row.hours) / row.classes
+# Two threads per pass against one, measured here (benchmarks/threads.py, in memory): 10x10 1.86x, 11x11 1.76x.
+# This machine has two cores, so more threads are not measured: the plan extends the two-thread figure by
+# Amdahl's law (the parallel share that gives it: 0.89), which says 3.0x at 4 threads and 6.1x at 16.
+TWO_THREAD_SPEEDUP = 1.8
 
 
-def critical_path(rules: RuleSet, rows: list[PlanRow], stream_over_gb: float = float("inf")) -> Chain:
-    """The longest dependency chain through the planned cells (the wall time no cluster can beat)."""
+def thread_speedup(threads: int) -> float:
+    """How much sooner a task finishes on ``threads`` threads than on one (measured at 2, Amdahl beyond)."""
+    if threads <= 1:
+        return 1.0
+    f = 2.0 * (1.0 - 1.0 / TWO_THREAD_SPEEDUP)
+    return 1.0 / ((1.0 - f) + f / threads)
+
+
+def task_hours(row: PlanRow, streamed: bool, threads: int = 1) -> float:
+    """Wall hours of one (cell, vira class) task on ``threads`` cores (its CPU-hours on one core by default)."""
+    return (row.streamed_hours if streamed else row.hours) / row.classes / thread_speedup(threads)
+
+
+def task_gb(row: PlanRow, streamed: bool, threads: int = 1) -> float:
+    """Predicted peak of one task: a streamed solve holds one part per thread besides its state."""
+    return row.streamed_peak_gb(threads) if streamed else row.peak_gb
+
+
+def critical_path(rules: RuleSet, rows: list[PlanRow], stream_over_gb: float = float("inf"),
+                  threads: int = 1) -> Chain:
+    """The longest dependency chain through the planned cells (the wall time no cluster can beat), each
+    task on ``threads`` cores."""
     by_cell = {r.cell: r for r in rows}
     best: dict[ScoreCell, tuple[float, tuple[ScoreCell, ...]]] = {}
     for level in levels(list(by_cell)):
         for c in level:  # successors have higher score sums: already in ``best``
             r = by_cell[c]
-            own = task_hours(r, r.peak_gb > stream_over_gb)
+            own = task_hours(r, r.peak_gb > stream_over_gb, threads)
             after = [best[s] for s in {canonical(x)[0] for x in successors(rules, c)} if s in best]
             h, chain = max(after, default=(0.0, ()))
             best[c] = (own + h, (c,) + chain)
@@ -56,9 +77,11 @@ def critical_path(rules: RuleSet, rows: list[PlanRow], stream_over_gb: float = f
 
 
 def simulate(rows: list[PlanRow], nodes: int, cores: int, node_memory_gb: float,
-             stream_over_gb: float = float("inf")) -> Schedule:
-    """The level-by-level driver on ``nodes`` machines of ``cores`` cores and ``node_memory_gb`` each.
-    ``ValueError`` when a task cannot fit one node's memory."""
+             stream_over_gb: float = float("inf"), threads: int = 1) -> Schedule:
+    """The level-by-level driver on ``nodes`` machines of ``cores`` cores and ``node_memory_gb`` each, every
+    task on ``threads`` of a node's cores. ``ValueError`` when a task cannot fit one node."""
+    if threads > cores:
+        raise ValueError(f"{threads} threads per task: a node has {cores} cores")
     by_cell = {r.cell: r for r in rows}
     wall, busy = 0.0, 0.0
     for level in levels(list(by_cell)):
@@ -66,20 +89,20 @@ def simulate(rows: list[PlanRow], nodes: int, cores: int, node_memory_gb: float,
         for c in level:
             r = by_cell[c]
             st = r.peak_gb > stream_over_gb
-            gb = r.streamed_gb if st else r.peak_gb
+            gb = task_gb(r, st, threads)
             if gb > node_memory_gb:
                 raise ValueError(f"cell {c[0]}x{c[1]} d{c[2]}: a task needs ~{gb:.1f} GB, a node has "
                                  f"{node_memory_gb:g} GB (try --stream-over)")
-            tasks += [(task_hours(r, st), gb)] * r.classes
-        wall += _level_wall(sorted(tasks, reverse=True), nodes, cores, node_memory_gb)
-        busy += sum(h for h, _ in tasks)
+            tasks += [(task_hours(r, st, threads), gb)] * r.classes
+        wall += _level_wall(sorted(tasks, reverse=True), nodes, cores, node_memory_gb, threads)
+        busy += sum(h for h, _ in tasks) * threads
     util = busy / (wall * nodes * cores) if wall > 0 else 0.0
     return Schedule(wall, nodes, cores, node_memory_gb, util)
 
 
-def _level_wall(tasks: list[tuple[float, float]], nodes: int, cores: int, memory: float) -> float:
-    """Wall hours of one level: list scheduling, longest first, a task starting as soon as a node has a
-    free core and its memory."""
+def _level_wall(tasks: list[tuple[float, float]], nodes: int, cores: int, memory: float, threads: int = 1) -> float:
+    """Wall hours of one level: list scheduling, longest first, a task starting as soon as a node has
+    ``threads`` free cores and its memory."""
     free_cores = [cores] * nodes
     free_mem = [memory] * nodes
     running: list[tuple[float, int, float]] = []  # (end time, node, memory)
@@ -88,10 +111,10 @@ def _level_wall(tasks: list[tuple[float, float]], nodes: int, cores: int, memory
     while pending:
         placed = False
         for i, (h, gb) in enumerate(pending):
-            fits = [n for n in range(nodes) if free_cores[n] > 0 and free_mem[n] >= gb]
+            fits = [n for n in range(nodes) if free_cores[n] >= threads and free_mem[n] >= gb]
             if fits:
                 n = max(fits, key=lambda k: free_mem[k])
-                free_cores[n] -= 1
+                free_cores[n] -= threads
                 free_mem[n] -= gb
                 heapq.heappush(running, (now + h, n, gb))
                 end = max(end, now + h)
@@ -101,6 +124,6 @@ def _level_wall(tasks: list[tuple[float, float]], nodes: int, cores: int, memory
         if not placed:  # wait for the next task to finish
             t, n, gb = heapq.heappop(running)
             now = t
-            free_cores[n] += 1
+            free_cores[n] += threads
             free_mem[n] += gb
     return end
