@@ -161,14 +161,14 @@ def _run_match(cfg: MatchConfig, which, out: str | Path, *, executor: str = "loc
     nclass = len(vira_classes(cfg.rules))
     peaks = {r.cell: task_gb(r, r.peak_gb > cfg.stream_over_gb, cfg.threads)
              for r in plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table)}
-    task_gb = max(peaks.values(), default=0.0)
+    peak_gb = max(peaks.values(), default=0.0)
     if executor == "local":
-        workers = workers_that_fit(workers, task_gb)
+        workers = workers_that_fit(workers, peak_gb)
     # a worker's kept trees stay inside the share of the prediction planned for them (CACHE_SHARE): small
     # trees are cached, big ones rebuilt (a 10x10 build is ~7% of its solve)
     ex = make_executor(executor, workers, address,
                        memory_gb=lambda job: peaks.get((job.spec.score0, job.spec.score1, job.spec.dealer), 1.0),
-                       cache_gb=min(16.0 / workers, CACHE_SHARE / (1 + CACHE_SHARE) * task_gb))
+                       cache_gb=min(16.0 / workers, CACHE_SHARE / (1 + CACHE_SHARE) * peak_gb))
     bar = None
     if progress:
         from tqdm import tqdm
