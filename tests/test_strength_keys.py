@@ -68,6 +68,7 @@ def test_strength_keys_are_refused_where_suits_matter():
     assert game_params(argentino, (0, 0), 1)[3] == 0  # the default there: cards as they are
 
 
+@pytest.mark.slow  # ~28 s: two MCCFR runs on the 8-card hand
 def test_strength_keys_converge_in_the_real_game_where_card_keys_lag():
     """Both strategies are certified in the OpenSpiel hand with its own information sets (the best response
     sees every card): merging alike sets loses nothing, and each set learns from every suit's deal."""
@@ -82,6 +83,7 @@ def test_strength_keys_converge_in_the_real_game_where_card_keys_lag():
     assert n_str * 4 < n_card
 
 
+@pytest.mark.slow  # ~14 s, most of it MCCFR's per-process compile: keeps the fast set under two minutes
 def test_suit_blind_keys_abstract_argentine_hands_and_are_certified_in_the_real_game():
     """Argentine truco: suit-blind keys merge hands of equal trick levels, envido points and flor (an
     abstraction: a card played shows its level only). Its MCCFR average is played in the OpenSpiel hand with
