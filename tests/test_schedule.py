@@ -93,3 +93,22 @@ def test_cli_plan_with_threads_says_how_much_sooner_and_whether_that_is_measured
     assert "Amdahl's law, not measured" in capsys.readouterr().out
     assert main(base + ["--threads", "8"]) == 2  # more threads than a node's cores
     assert "8 threads per task: a node has 4 cores" in capsys.readouterr().err
+
+
+def test_local_plan_runs_only_the_workers_whose_tasks_fit_together():
+    """`--plan` without a cluster prices this machine as run_match runs it: 1-3-6 tasks (~16.5 GB) one at a
+    time in 22 GB, so the wall time is the CPU time (the old line halved it 'if memory allows')."""
+    from truco_lab.lab.match import MatchConfig
+    from truco_lab.lab.match_run import local_schedule
+
+    cfg = MatchConfig(FULL)
+    rows = _rows(FULL, "min:8")
+    big = max(r.peak_gb for r in rows)
+    assert 11 < big < 22
+    hours, line = local_schedule(rows, 2, cfg, available_gb=22)
+    assert hours == pytest.approx(sum(r.hours for r in rows))
+    assert "with 1 worker (of 2 asked" in line and "--threads 2:" in line
+    roomy, line = local_schedule(rows, 2, cfg, available_gb=2.5 * big)
+    assert roomy < 0.6 * hours and "with 2 workers in" in line
+    assert roomy >= critical_path(FULL, rows).hours
+    assert local_schedule(rows, 2, cfg, available_gb=big / 2) is None

@@ -53,11 +53,13 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
         print(f"{f'{a}x{b} d{d}':>10} {'-'.join(map(str, r.ladder)):>14} {r.classes:>7} {gb:>8.1f}GB "
               f"{h:>9.3f}" + ("  streamed" if st else ""), file=file)
     print(f"{len(rows)} cells (seat symmetry solves the mirrors), {len(rows) * rows[0].classes} tasks; "
-          f"total {total:,.2f} CPU-hours; largest task {peak:.1f} GB; about {total / workers:,.2f} h on "
-          f"{workers} workers if memory allows {workers} tasks at once"
+          f"total {total:,.2f} CPU-hours; largest task {peak:.1f} GB"
           + (f"; {nstream} cells streamed from disk (over {cfg.stream_over_gb:g} GB in memory)" if nstream else ""),
           file=file)
     threads = cfg.threads
+    here = local_schedule(rows, workers, cfg)
+    if here is not None:
+        print(here[1], file=file)
     if threads > 1:
         how = "measured" if threads == 2 else f"extended from {TWO_THREAD_SPEEDUP:g}x at 2 by Amdahl's law, not measured"
         print(f"{threads} threads per task: each finishes {thread_speedup(threads):.2f}x sooner than on one core "
@@ -68,6 +70,8 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
           f"finishes sooner", file=file)
     out = {"cells": len(rows), "cpu_hours": total, "max_task_gb": peak, "streamed_cells": nstream,
            "critical_path_hours": chain.hours, "critical_path_cells": len(chain.cells)}
+    if here is not None:
+        out["local_wall_hours"] = here[0]
     if cluster is not None:
         sim = simulate(rows, *cluster, stream_over_gb=cfg.stream_over_gb, threads=threads)
         per = "one core" if threads == 1 else f"{threads} cores"
@@ -76,6 +80,33 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
               f"{sim.utilisation:.0%} busy", file=file)
         out["simulated_wall_hours"] = sim.wall_hours
     return out
+
+
+def local_schedule(rows, workers: int, cfg: MatchConfig, available_gb: float | None = None
+                   ) -> tuple[float, str] | None:
+    """This machine's wall hours for the plan, as ``run_match`` would run it (the workers whose largest tasks
+    fit the available memory together, a score-sum level at a time), and the line saying so; ``None`` when a
+    task cannot fit this machine at all (the solve's memory guard refuses it)."""
+    if available_gb is None:
+        try:
+            available_gb = available_memory_gb()
+        except OSError:
+            return None
+    peak = max((task_gb(r, r.peak_gb > cfg.stream_over_gb, cfg.threads) for r in rows), default=0.0)
+    fit = workers_that_fit(workers, peak, available_gb, notify=lambda m: None)
+    try:
+        sim = simulate(rows, 1, fit * cfg.threads, available_gb, stream_over_gb=cfg.stream_over_gb,
+                       threads=cfg.threads)
+    except ValueError:
+        return None
+    why = "" if fit == workers else f" (of {workers} asked: {fit} fit with {peak:.1f} GB tasks)"
+    line = (f"on this machine: {sim.wall_hours:,.2f} h wall with {fit} worker{'s' if fit != 1 else ''}{why} in "
+            f"the {available_gb:.0f} GB available, a score-sum level at a time (cores {sim.utilisation:.0%} busy)")
+    spare = workers // fit
+    if spare > 1 and cfg.threads == 1:  # the cores memory leaves idle can go inside the tasks instead
+        alt = simulate(rows, 1, fit * spare, available_gb, stream_over_gb=cfg.stream_over_gb, threads=spare)
+        line += f"; with --threads {spare}: {alt.wall_hours:,.2f} h"
+    return sim.wall_hours, line
 
 
 def write_outputs(cfg: MatchConfig, state: MatchState, out: Path, seconds: float, executor: str) -> dict:
