@@ -14,7 +14,7 @@ import truco_lab  # noqa: F401  registers the games
 from truco_lab.abstraction.tree import ALL_PRUNES, CAP_RAISES, DROP_DOMINATED_HIDE, build_cell
 from truco_lab.lab.cell import CellJob, CellSpec, Stop, run_cell
 from truco_lab.lab.executors import InlineExecutor
-from truco_lab.lab.match import MatchConfig, canonical, select_cells, successors, worst_path_bound
+from truco_lab.lab.match import MatchConfig, canonical, plan, select_cells, successors, worst_path_bound
 from truco_lab.lab.match_run import run_match
 from truco_lab.lab.policy import MatchStrategy
 from truco_lab.rules.ruleset import MINEIRO, PAULISTA
@@ -319,3 +319,31 @@ def test_local_workers_are_cut_to_what_the_machine_holds():
     assert workers_that_fit(2, 12.0, available_gb=20.0, notify=said.append) == 1 and "running 1" in said[0]
     assert workers_that_fit(2, 2.1, available_gb=20.0, notify=said.append) == 2 and len(said) == 1
     assert workers_that_fit(2, 40.0, available_gb=20.0, notify=said.append) == 1  # one task: the guard's to refuse
+
+
+def test_cores_memory_leaves_idle_go_inside_the_tasks(tmp_path, monkeypatch, capsys):
+    """`match` without --threads: when memory holds fewer workers than asked, each task gets the idle cores
+    (min:6 here: one 16.5 GB task at a time); an explicit --threads 1 keeps one; equities as on one thread."""
+    import truco_lab.lab.match_run as mr
+    from truco_lab.lab.match_run import local_shape
+
+    rows = plan(PAULISTA, select_cells(PAULISTA, "min:8"))
+    cfg = MatchConfig(PAULISTA)
+    assert local_shape(cfg, rows, 2, available_gb=22.0, auto_threads=True) == (1, 2)
+    assert local_shape(cfg, rows, 2, available_gb=22.0) == (1, 1)
+    assert local_shape(cfg, rows, 2, available_gb=64.0, auto_threads=True) == (2, 1)
+    assert local_shape(MatchConfig(PAULISTA, threads=3), rows, 2, 22.0, auto_threads=True) == (1, 3)
+
+    seen = []
+    real = mr.solve_match
+    monkeypatch.setattr(mr, "solve_match", lambda c, *a, **k: seen.append(c.threads) or real(c, *a, **k))
+    small = MatchConfig(SMALL, target=1e-4, table=False)
+    one, _ = run_match(small, "eleven", tmp_path / "one", workers=2, progress=False, auto_threads=True)
+    assert seen == [1]  # the machine holds both workers: nothing changes
+    monkeypatch.setattr(mr, "available_memory_gb", lambda: 1e-4)
+    two, _ = run_match(small, "eleven", tmp_path / "two", workers=2, progress=False, auto_threads=True)
+    assert seen == [1, 2] and "2 threads per task" in capsys.readouterr().err
+    ok = ~np.isnan(one.equity.values)
+    assert np.allclose(one.equity.values[ok], two.equity.values[ok], atol=1e-9)
+    run_match(small, "eleven", tmp_path / "three", workers=2, progress=False)
+    assert seen[-1] == 1  # auto_threads off (an explicit --threads, or the API's default)

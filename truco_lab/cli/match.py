@@ -56,8 +56,9 @@ def add_parser(sub) -> None:
     ma.add_argument("--executor", choices=("local", "ray"), default="local", help="local process pool or Ray")
     ma.add_argument("--ray-address", metavar="ADDR", help="join this Ray cluster (default: start a local Ray)")
     ma.add_argument("--workers", type=positive_int, default=2, help="parallel workers (default 2)")
-    ma.add_argument("--threads", type=positive_int, default=1,
-                    help="threads per worker's passes (default 1: the workers use the cores)")
+    ma.add_argument("--threads", type=positive_int, default=None,
+                    help="threads per worker's passes (default 1, or the cores left idle when memory holds fewer "
+                         "workers than --workers)")
     ma.add_argument("--plan", action="store_true", help="solve nothing: list cells, predicted memory and time")
     ma.add_argument("--nodes", type=positive_int, metavar="N",
                     help="with --plan: simulate the run on N machines and print its wall time")
@@ -102,11 +103,12 @@ def run(args: argparse.Namespace) -> int:
     cfg = MatchConfig(rules, prunes=ALL_PRUNES if args.prunes == "all" else 0, algorithm=args.algorithm,
                       target=args.target_exploitability, max_iterations=args.max_iterations,
                       check_every=args.check_every, table=not args.no_table, table_min_reach=args.table_min_reach,
-                      warm_start=not args.no_warm_start, threads=args.threads,
+                      warm_start=not args.no_warm_start, threads=args.threads or 1,
                       stream_over_gb=float("inf") if args.stream_over is None else args.stream_over)
     how = MatchRun(cells_of(args.cells), Path(args.out), plan_only=args.plan, executor=args.executor,
                    workers=args.workers, address=args.ray_address, resume=args.resume, fresh=args.fresh,
-                   progress=not args.quiet, cluster=_cluster(args))
+                   progress=not args.quiet, cluster=_cluster(args),
+                   auto_threads=args.threads is None)
     try:
         return main(cfg, how)
     except (RunError, CellError, ValueError) as e:
