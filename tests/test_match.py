@@ -345,5 +345,3 @@ def test_cores_memory_leaves_idle_go_inside_the_tasks(tmp_path, monkeypatch, cap
     assert seen == [1, 2] and "2 threads per task" in capsys.readouterr().err
     ok = ~np.isnan(one.equity.values)
     assert np.allclose(one.equity.values[ok], two.equity.values[ok], atol=1e-9)
-    run_match(small, "eleven", tmp_path / "three", workers=2, progress=False)
-    assert seen[-1] == 1  # auto_threads off (an explicit --threads, or the API's default)
