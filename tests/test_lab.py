@@ -243,7 +243,7 @@ def test_explain_cli_and_unsolved_cell(small_grid, tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is not solved" in err and "truco-lab match --cells 3,5" in err
     # the suggested command carries the run's deck and ladder, and its cost
-    assert "--ranks" in err and "--suits" in err and "--max-stake 3" in err and "CPU-hours" in err
+    assert "--ranks" in err and "--suits" in err and "--max-stake 3" in err and "(by --plan: " in err
 
 
 class _Script:

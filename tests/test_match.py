@@ -346,3 +346,19 @@ def test_cores_memory_leaves_idle_go_inside_the_tasks(tmp_path, monkeypatch, cap
     assert seen == [1, 2] and "2 threads per task" in capsys.readouterr().err
     ok = ~np.isnan(one.equity.values)
     assert np.allclose(one.equity.values[ok], two.equity.values[ok], atol=1e-9)
+
+
+def test_a_suggested_match_command_streams_what_this_machine_cannot_hold(monkeypatch):
+    """Safe to copy as printed: a full-ladder cell (45 GB in memory) is suggested with --stream-over on a 24 GB
+    machine, priced streamed; cells that fit are suggested as they are."""
+    import truco_lab.lab.match_run as mr
+
+    monkeypatch.setattr(mr, "total_memory_gb", lambda: 24.0)
+    big = mr.match_command(PAULISTA, [(3, 5)], "results/x")
+    assert "--stream-over 19 " in big and "CPU-hours" in big
+    gb = float(big.split(" GB per task")[0].rsplit(" ", 1)[1])
+    assert gb <= 0.9 * 24
+    small = mr.match_command(PAULISTA, [(10, 10)], "results/y")
+    assert "--stream-over" not in small and "5.0 GB per task" in small
+    monkeypatch.setattr(mr, "total_memory_gb", lambda: 128.0)
+    assert "--stream-over" not in mr.match_command(PAULISTA, [(3, 5)], "results/x")

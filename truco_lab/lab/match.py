@@ -176,6 +176,12 @@ STREAM_SLOWDOWN = 39.0 / 23.0
 # action values were computed in place and label codes narrowed), more than the solve itself (the tiers').
 TABLE_BASE_GB = 0.35
 TABLE_BYTES_PER_ENTRY = 89.0
+# Work a task does besides iterating, per entry of its vira class (CPU seconds; the plan left both out until
+# stop 35, and predicted the real endgame at 1.04 CPU-hours where the run took 2.31): building the tree
+# (benchmarks/solvers.py: 11x11 2.3 s, 10x10 16.8-20.5 s, 7x7 70 s, 4x4 163 s: 0.37-0.45 us per entry) and
+# writing its strategy table (10x10: ~26 s for 44.8 M entries; the 0x0 class's streamed table pass ~10 min).
+BUILD_S_PER_ENTRY = 0.4e-6
+TABLE_S_PER_ENTRY = 0.6e-6
 # A match worker may keep built trees for its next task up to this share of the task's own peak, so the
 # plan's peak per task includes it (measured in the endgame run: 10x10 tasks peaked at 6.0 GB in a worker
 # against 5.42 GB alone, before the table writer's cut).
@@ -231,8 +237,11 @@ def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, targe
             se, ss, sp = RULE_SCALE[rules.name]
             entries, spi, peak = entries * se, spi * ss, peak * sp
         its = iters * (1e-3 / target) ** (1 / 1.8)
-        out.append(PlanRow(c, lad, nclass, task_peak_gb(entries, peak, table) * (1 + CACHE_SHARE), nclass * its * spi * 1.3 / 3600, entries,
-                           nclass * its * spi * 1.3 * STREAM_SLOWDOWN / 3600))
+        iterating = its * spi * 1.3  # 1.3: the periodic exploitability checks
+        rest = entries * (BUILD_S_PER_ENTRY + (TABLE_S_PER_ENTRY if table else 0.0))
+        out.append(PlanRow(c, lad, nclass, task_peak_gb(entries, peak, table) * (1 + CACHE_SHARE),
+                           nclass * (iterating + rest) / 3600, entries,
+                           nclass * (iterating * STREAM_SLOWDOWN + rest) / 3600))
     return out
 
 

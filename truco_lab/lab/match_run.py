@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from solvers.storage import available_memory_gb, write_json
+from solvers.storage import available_memory_gb, total_memory_gb, write_json
 from truco_lab.abstraction.levels import vira_classes
 from truco_lab.abstraction.tree import ALL_PRUNES
 from truco_lab.lab.executors import make_executor
@@ -320,8 +320,19 @@ def match_command(rules: RuleSet, which, out: str | Path) -> str:
     opts = rules.cli_options()
     cmd = f"truco-lab match --cells {cells} --out {out}" + (f" {opts}" if opts else "")
     rows = plan(rules, select_cells(rules, which), ALL_PRUNES, 1e-3)
-    hours, gb = sum(r.hours for r in rows), max(r.peak_gb for r in rows)
-    return f"{cmd}  (by --plan: {hours:,.2f} CPU-hours, {gb:.1f} GB per task, {len(rows)} cells)"
+    try:
+        machine = total_memory_gb()
+    except OSError:
+        machine = float("inf")
+    over = float("inf")
+    if max(r.peak_gb for r in rows) > 0.9 * machine:  # in memory it would be refused here: stream what must
+        over = float(int(0.8 * machine))
+        cmd += f" --stream-over {over:g}"
+    streamed = [r.peak_gb > over for r in rows]
+    hours = sum(r.streamed_hours if st else r.hours for r, st in zip(rows, streamed, strict=True))
+    gb = max(task_gb(r, st) for r, st in zip(rows, streamed, strict=True))
+    cost = f"{hours:,.2f} CPU-hours" if hours >= 0.05 else f"{hours * 60:.1f} CPU-minutes"
+    return f"{cmd}  (by --plan: {cost}, {gb:.1f} GB per task, {len(rows)} cells)"
 
 
 def default_solved_dir(rules: RuleSet) -> Path:
