@@ -48,3 +48,20 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "small_grid" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+
+
+def cli_in_process(argv: list[str]) -> tuple[int, str]:
+    """``truco-lab argv`` in this process: its exit code and stderr. For refusals (one line, exit 2), where a new
+    interpreter per case costs ~1.2 s of imports; one case per test keeps the real process (``python -m``)."""
+    import contextlib
+    import io
+
+    from truco_lab.cli import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            code = main(list(argv))
+        except SystemExit as e:  # argparse's own refusals
+            code = e.code
+    return int(code), err.getvalue()

@@ -117,6 +117,7 @@ def test_mccfr_is_reproducible_and_resumable_in_steps():
     assert np.array_equal(a.ssum, b.ssum) and a.iteration == b.iteration == 300
 
 
+@pytest.mark.slow  # ~11 s on a worker that has not compiled MCCFR yet (its kernels are compiled per process)
 def test_mccfr_table_full_is_a_clear_error():
     s = MCCFRSolver(KUHN, capacity=4)
     with pytest.raises(MemoryError, match="table is full"):
@@ -202,6 +203,7 @@ def k_bad_key(g, s, h, p):
     return np.uint64(7)  # every information set on one key: each decision here has two actions
 
 
+@pytest.mark.slow  # ~9 s: a second worker's MCCFR compile (kernels are not cached across processes)
 def test_a_key_collision_is_refused_not_merged():
     """Kuhn's information sets all have two actions, so the action count cannot tell them apart: only the
     check hash (the real key) does. A collision must stop the run, never share a row silently."""

@@ -36,7 +36,7 @@ def _signature(state, legal) -> tuple:
 PAULISTA8 = RuleSet.from_options("paulista", ranks="4567", suits="dh", max_stake=1)
 
 
-@pytest.mark.parametrize("rules", [MINEIRO8, pytest.param(PAULISTA8, marks=pytest.mark.slow)],
+@pytest.mark.parametrize("rules", [pytest.param(MINEIRO8, marks=pytest.mark.slow), pytest.param(PAULISTA8, marks=pytest.mark.slow)],
                          ids=["mineiro", "paulista"])
 def test_strength_keys_merge_only_sets_whose_actions_mean_the_same(rules):
     og = pyspiel.load_game(*openspiel_hand(rules, 0, 0, 1))
