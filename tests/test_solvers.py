@@ -40,7 +40,27 @@ def test_simultaneous_updates_also_converge():
 
 def test_target_exploitability_stops_early():
     r = solve(pyspiel.load_game("leduc_poker"), algorithm="dcfr", iterations=None, target_exploitability=5e-3, check_every=10)
-    assert r.exploitability <= 5e-3 and r.iterations % 10 == 0 and r.history
+    assert r.exploitability <= 5e-3 and r.history[-1][0] == r.iterations  # stopped at the check that met it
+    assert all(e > 5e-3 for _, e, _ in r.history[:-1])  # and at the first such check
+    # the schedule (solvers.api.next_check): 10 and 20, then where the measured power law meets the target
+    its = [i for i, _, _ in r.history]
+    assert its[:2] == [10, 20] and len(its) < r.iterations // 10  # fewer checks than one every 10 iterations
+    assert abs(os_expl.exploitability(r.game, r.to_openspiel_policy()) - r.exploitability) < 1e-6  # OpenSpiel's
+
+
+def test_a_resumed_target_run_checks_and_stops_where_an_uninterrupted_one_does(tmp_path):
+    """The check schedule depends on the exploitabilities measured so far; checkpoints carry them."""
+    g = pyspiel.load_game("leduc_poker")
+    full = solve(g, algorithm="dcfr", iterations=None, target_exploitability=2e-3, check_every=5)
+    ck = tmp_path / "ck.npz"
+    cut = full.history[3][0] + 1  # stopped between two checks, as by Ctrl-C
+    part = solve(g, algorithm="dcfr", iterations=cut, target_exploitability=2e-3, check_every=5, checkpoint=ck,
+                 checkpoint_every=10 ** 6)
+    assert part.iterations < full.iterations
+    again = solve(g, algorithm="dcfr", iterations=None, target_exploitability=2e-3, check_every=5, checkpoint=ck,
+                  resume=True)
+    assert again.iterations == full.iterations and again.exploitability == full.exploitability
+    assert [h[0] for h in again.history[1:]] == [h[0] for h in full.history if h[0] > part.iterations]
 
 
 def test_resume_gives_the_same_regrets_as_an_uninterrupted_run(tmp_path):
