@@ -112,3 +112,34 @@ def test_local_plan_runs_only_the_workers_whose_tasks_fit_together():
     assert roomy < 0.6 * hours and "with 2 workers in" in line
     assert roomy >= critical_path(FULL, rows).hours
     assert local_schedule(rows, 2, cfg, available_gb=big / 2) is None
+
+
+def test_the_plans_check_overhead_counts_the_checks_a_run_makes():
+    """`--plan` prices the exploitability checks that solvers.api.run schedules: on a solver whose
+    exploitability falls as the plan assumes (t^-1.8, reaching the target at iteration N), the run stops at
+    N's check and makes exactly the checks the plan counts."""
+    import math
+    from types import SimpleNamespace
+
+    from solvers.api import run
+    from truco_lab.lab.match import CHECK_COST, check_overhead
+
+    class Curve:
+        tree = SimpleNamespace(num_slots=0)
+
+        def __init__(self, n):
+            self.n, self.iteration, self.checks = n, 0, 0
+
+        def iterate(self, k):
+            self.iteration += k
+
+        def exploitability(self):
+            self.checks += 1
+            return 1e-3 * (self.n / self.iteration) ** 1.8
+
+    for n in (40, 80, 170, 400):
+        s = Curve(n)
+        expl, history = run(s, None, 1e-3, check_every=5)
+        assert expl <= 1e-3 and s.iteration >= n and s.iteration - n <= max(5, n // 2)
+        assert math.isclose(check_overhead(n), 1 + CHECK_COST * s.checks / s.iteration)
+    assert check_overhead(80) < 1.2 < 1 + CHECK_COST * 13 / 80  # the old schedule checked 13 times by 80

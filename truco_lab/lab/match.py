@@ -219,6 +219,26 @@ class PlanRow:
         return 4e-9 * self.entries + part * max(max(1, threads), 3.3) + 1.0
 
 
+CHECK_COST = 1.25  # one exploitability check in iterations (a best response per player: benchmarks/solvers.py)
+
+
+def check_overhead(iterations: float, check_every: int = 5) -> float:
+    """How much the exploitability checks add to ``iterations`` iterations run to a target: the checks
+    :func:`solvers.api.next_check` schedules on a curve converging as the plan assumes (t^-1.8), priced at
+    :data:`CHECK_COST` iterations each. 80 iterations: 1.12 (was 1.3 with a check every 5-10 iterations)."""
+    from solvers.api import next_check
+
+    its = max(1, round(iterations))
+    checks, due = [], check_every
+    while True:
+        e = (its / due) ** 1.8  # in units of the target
+        checks.append((due, e))
+        if e <= 1.0:
+            break
+        due = next_check(checks, check_every, 1.0)
+    return 1.0 + CHECK_COST * len(checks) / max(its, due)
+
+
 def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, target: float = 1e-3,
          table: bool = True) -> list[PlanRow]:
     """Predicted cost of each cell: live ladder, peak memory of one (cell, vira class) task (writing its
@@ -237,7 +257,7 @@ def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, targe
             se, ss, sp = RULE_SCALE[rules.name]
             entries, spi, peak = entries * se, spi * ss, peak * sp
         its = iters * (1e-3 / target) ** (1 / 1.8)
-        iterating = its * spi * 1.3  # 1.3: the periodic exploitability checks
+        iterating = its * spi * check_overhead(its)
         rest = entries * (BUILD_S_PER_ENTRY + (TABLE_S_PER_ENTRY if table else 0.0))
         out.append(PlanRow(c, lad, nclass, task_peak_gb(entries, peak, table) * (1 + CACHE_SHARE),
                            nclass * (iterating + rest) / 3600, entries,
