@@ -417,6 +417,7 @@ def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, 
     """Counterfactual values of nodes ``hi-1 .. lo`` (as ``solvers.vector._back_body``); a decision
     node's block is scanned twice: each parent's value (children in action order), then the updates."""
     pos, neg, sdisc = disc  # tuples: numba inlines functions of at most ~31 arguments
+    ucode, uvals = util  # (codes, table): VectorTree.utility_codes
     W, Wt = weights  # the deal weights and their transpose (the same array when symmetric)
     vi, cnt, nz = scratch
     want0 = mode == MODE_EVAL or who == 0 or who == 2
@@ -427,7 +428,7 @@ def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, 
     for n in range(hi - 1, lo - 1, -1):
         p = actor[n]
         if p < 0:  # a terminal: the slot kernel's arithmetic (solvers.vector._back_body)
-            u = util[n]
+            u = uvals[ucode[n]]  # the node's outcome code into the payoff table
             if u == 0.0:
                 continue
             s0 = nlist[n, 0]

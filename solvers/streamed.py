@@ -282,7 +282,7 @@ class SplitTree:
         """Part ``i`` loaded from disk, with its payoffs."""
         a = self.store.load(i)
         outc = a.pop("node_outcome")
-        return VectorTree(node_util=self.utility_of(outc), node_outcome=outc, deal_weight=self.trunk.deal_weight,
+        return VectorTree(node_util=None, node_outcome=outc, payoff=self.utility, deal_weight=self.trunk.deal_weight,
                           num_hands=self.trunk.num_hands, **a)
 
     def block_part(self, i: int) -> BlockPart:
@@ -331,13 +331,6 @@ class SplitTree:
             bar.close()
         return choices
 
-    def utility_of(self, outcome: np.ndarray) -> np.ndarray:
-        """Player 0's payoff per node from outcome codes (0 where there is none)."""
-        util = np.zeros(outcome.shape[0])
-        term = outcome >= 0
-        util[term] = self.utility[outcome[term]]
-        return util
-
     def part_nbytes(self, i: int) -> int:
         """Bytes part ``i`` and its working buffers occupy while loaded (~ its file plus buffers)."""
         n, e, s = int(self.node_count[i]), int(self.element_count[i]), int(self.slot_start[i + 1] - self.slot_start[i])
@@ -358,25 +351,20 @@ class SplitTree:
         """A split saved by :meth:`save_index`."""
         store = PartStore(folder)
         a = store.load("trunk")
-        outc = a["node_outcome"]
-        util = np.zeros(outc.shape[0])
-        term = outc >= 0
-        util[term] = a["utility"][outc[term]]
-        trunk = VectorTree(node_util=util, deal_weight=a["deal_weight"], num_hands=int(a["num_hands"]),
+        trunk = VectorTree(node_util=None, payoff=a["utility"], deal_weight=a["deal_weight"], num_hands=int(a["num_hands"]),
                            **{k: a[k] for k in PART_ARRAYS})
         return cls(trunk, a["frontier"], a["slot_start"], a["infoset_start"], a["node_count"],
                    a["element_count"], store, a["utility"])
 
 
 class _Scratch:
-    """One thread's working buffers for block parts (reach, value, strategy, utility, each node's block and
+    """One thread's working buffers for block parts (reach, value, strategy, each node's block and
     first choice), grown to the largest part seen and handed out as views."""
 
     def __init__(self) -> None:
         self.reach = np.empty(0, np.float32)
         self.value = np.empty(0)
         self.strat = np.empty(0, np.float32)
-        self.util = np.empty(0)
         self.blocks = np.empty((3, 0), np.int32)
 
     def take(self, elements: int, choices: int, nodes: int):
@@ -384,21 +372,17 @@ class _Scratch:
             self.reach, self.value = np.empty(elements, np.float32), np.empty(elements)
         if self.strat.shape[0] < choices:
             self.strat = np.empty(choices, np.float32)
-        if self.util.shape[0] < nodes:
-            self.util = np.empty(nodes)
+        if self.blocks.shape[1] < nodes:
             self.blocks = np.empty((3, nodes), np.int32)
-        return (self.reach[:elements], self.value[:elements], self.strat[:choices], self.util[:nodes],
-                self.blocks[:, :nodes])
+        return self.reach[:elements], self.value[:elements], self.strat[:choices], self.blocks[:, :nodes]
 
 
 @nb.njit(cache=True, nogil=True)
-def _fill_nodes(actor, outcome, utility, dec_lo, dec_hi, dec_base, util, blocks):
-    """Per node: player 0's payoff from its outcome code (0 where there is none), and a decision node's block
-    and first choice from the part's decision-node arrays (empty blocks at terminals, never read there)."""
+def _fill_nodes(actor, dec_lo, dec_hi, dec_base, blocks):
+    """Per node: a decision node's block and first choice from the part's decision-node arrays (empty blocks
+    at terminals, never read there)."""
     r = 0
     for n in range(actor.shape[0]):
-        o = outcome[n]
-        util[n] = utility[o] if o >= 0 else 0.0
         if actor[n] >= 0:
             blocks[0, n] = dec_lo[r]
             blocks[1, n] = dec_hi[r]
@@ -656,12 +640,13 @@ class StreamedSolver(SolverState):
         alg = _RULE_ID[self.algorithm]
         pcfr = self.algorithm in PREDICTIVE
         tb = np.zeros(1)
+        utable = np.append(np.asarray(sp.utility, np.float64), 0.0)  # a code of -1 (decision nodes) reads 0.0
 
         def pred_of(sl):
             return self._p[sl] if pcfr else self._p
 
         def back(t: VectorTree, sl: slice, strat, reach, value) -> None:
-            _back_range(0, t.num_nodes, -1, -1, 0, 0, tb, t.node_actor, t.node_util, t.node_list, t.node_len,
+            _back_range(0, t.num_nodes, -1, -1, 0, 0, tb, t.node_actor, t.utility_codes(), t.node_list, t.node_len,
                         t.node_infoset, t.infoset_offset, t.infoset_nact, t.entry_child, t.elem_hand,
                         t.deal_weight, NO_PAIRS, strat, reach, value, mode, who, alg, it, pos, neg, sdisc,
                         self._r[sl], self._s[sl], pred_of(sl))
@@ -684,13 +669,13 @@ class StreamedSolver(SolverState):
             sl = self._slots(i)
             if self.layout == "blocks":
                 E, C, N = t.num_elements, t.num_choices, t.num_nodes
-                reach, value, strat, util, blocks = (scratch or _Scratch()).take(E, C, N)
-                _fill_nodes(t.node_actor, t.node_outcome, sp.utility, t.dec_lo, t.dec_hi, t.dec_base, util, blocks)
+                reach, value, strat, blocks = (scratch or _Scratch()).take(E, C, N)
+                _fill_nodes(t.node_actor, t.dec_lo, t.dec_hi, t.dec_base, blocks)
                 blo, bhi, cb = blocks
                 roots(i, reach)
                 block_sweep(t.nodes, t.node_actor, t.node_list, t.node_len, blo, bhi, t.parent, cb, self._r[sl],
                             pred_of(sl), pcfr, self._s[sl], average, strat, reach, t.max_list)
-                block_backward(t.node_actor, util, t.node_list, t.node_len, blo, bhi, t.parent, cb, t.elem_hand, self._weights, (t.pair_code, self._wvals), strat, reach,
+                block_backward(t.node_actor, (t.node_outcome, utable), t.node_list, t.node_len, blo, bhi, t.parent, cb, t.elem_hand, self._weights, (t.pair_code, self._wvals), strat, reach,
                                value, mode, who, alg, it, pos, neg, sdisc, self._r[sl], self._s[sl], pred_of(sl),
                                t.max_list)
                 return sl, reach, value, strat

@@ -19,6 +19,8 @@ objects. Information sets own a contiguous block of action slots starting at
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -245,8 +247,12 @@ class VectorTree:
     """A public tree in vector form (DESIGN-NOTES §4), for games whose chance is one private deal at the root.
 
     * Node ``n`` (parents before children) has ``node_actor`` (-1 terminal) and,
-      for terminals, ``node_util``: player 0's payoff, which must not depend on
-      private states (true of trick-taking games where who wins is public).
+      for terminals, a utility: player 0's payoff, which must not depend on
+      private states (true of trick-taking games where who wins is public). A tree
+      whose terminals carry outcome codes holds its utilities per outcome
+      (``payoff``, set by :meth:`set_payoff`; ``node_util`` is then ``None``), so
+      the kernels read a 2-byte code per node, not an 8-byte utility;
+      :meth:`utilities` gives the per-node array either way.
     * Each player's private states live in one global array of *elements*;
       node ``n`` sees player ``p``'s elements ``node_list[n, p] .. + node_len[n, p]``.
       A player's list is shared by every node until that player acts again.
@@ -260,7 +266,7 @@ class VectorTree:
     """
 
     node_actor: np.ndarray  # int8 [N]
-    node_util: np.ndarray  # float64 [N]
+    node_util: np.ndarray | None  # float64 [N]; None once payoffs are per outcome (see utilities())
     node_list: np.ndarray  # int32 [N, 2]
     node_len: np.ndarray  # int32 [N, 2]
     node_infoset: np.ndarray  # int32 [N], -1 at terminals
@@ -279,6 +285,7 @@ class VectorTree:
     elem_entry: np.ndarray | None = None  # int32 [E]: slot that created the element (-1 at the root)
     # payoffs: terminals carry an outcome code; an objective maps codes to utilities (set_payoff)
     node_outcome: np.ndarray | None = None  # int16 [N]: outcome code at terminals, -1 elsewhere
+    payoff: np.ndarray | None = None  # float64 [outcomes]: player 0's utility per outcome code (set_payoff)
     source: TreeSource | None = None
     index: TreeIndex = field(default_factory=TreeIndex)
 
@@ -309,8 +316,41 @@ class VectorTree:
         codes = self.node_outcome[term]
         if codes.size and int(codes.max()) >= u.shape[0]:
             raise ValueError(f"utility table has {u.shape[0]} outcomes, the tree uses code {int(codes.max())}")
-        self.node_util[:] = 0.0
-        self.node_util[term] = u[codes]
+        self.payoff = u.copy()
+        self.node_util = None  # per outcome from now on: 8 bytes per node the kernels no longer read
+
+    @contextmanager
+    def payoff_set(self, utility_by_outcome: np.ndarray) -> Iterator[None]:
+        """Within the block, the tree's terminals pay ``utility_by_outcome``; the payoffs before are
+        restored after (a table per outcome, or the per-node array of a tree that had no table)."""
+        saved = (self.node_util, self.payoff)
+        try:
+            self.set_payoff(utility_by_outcome)
+            yield
+        finally:
+            self.node_util, self.payoff = saved
+
+    def utilities(self) -> np.ndarray:
+        """Player 0's utility per node (0 at decision nodes): the stored array, or one made from the
+        outcome codes and :attr:`payoff`."""
+        if self.node_util is not None:
+            return self.node_util
+        codes, table = self.utility_codes()
+        return table[codes]
+
+    def utility_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """What the kernels read for a node's utility, ``table[codes[n]]``: the outcome codes and the payoff
+        table with a 0.0 appended (a code of -1, at decision nodes, reads it), or, on a tree that stores a
+        utility per node, codes into that array's distinct values."""
+        if self.node_util is None:
+            if self.node_outcome is None:
+                raise ValueError("this tree has neither per-node utilities nor outcome codes")
+            table = self.payoff
+            if table is None:  # no payoff set yet: every terminal pays 0
+                table = np.zeros(int(self.node_outcome.max(initial=-1)) + 1)
+            return self.node_outcome, np.append(np.asarray(table, np.float64), 0.0)
+        values, codes = np.unique(self.node_util, return_inverse=True)
+        return codes.astype(np.int16 if values.shape[0] <= 2**15 else np.int32), values
 
     @property
     def num_nodes(self) -> int:
@@ -363,7 +403,7 @@ class VectorTree:
         """Bytes this tree keeps in memory: the kernels' structure, the navigation arrays not offloaded to a
         mapping, and the lookups and labels kept in :attr:`index` (what holding the tree in a cache costs)."""
         total = self.nbytes()
-        for name in self.NAVIGATION + ("node_outcome",):
+        for name in self.NAVIGATION + (("node_outcome",) if self.node_util is not None else ()):
             a = getattr(self, name)
             if isinstance(a, np.ndarray) and not isinstance(a, np.memmap):
                 total += a.nbytes
@@ -373,9 +413,11 @@ class VectorTree:
 
     def nbytes(self) -> int:
         """Bytes of the structure the kernels read, in memory (labels and offloaded arrays excluded)."""
-        return sum(0 if isinstance(a, np.memmap) else a.nbytes for a in (self.node_actor, self.node_util, self.node_list, self.node_len,
-                                      self.node_infoset, self.infoset_offset, self.infoset_nact,
-                                      self.entry_child, self.elem_hand, self.deal_weight))
+        util = (self.node_util,) if self.node_util is not None else (self.node_outcome, self.payoff)
+        return sum(0 if a is None or isinstance(a, np.memmap) else a.nbytes
+                   for a in (self.node_actor, *util, self.node_list, self.node_len, self.node_infoset,
+                             self.infoset_offset, self.infoset_nact, self.entry_child, self.elem_hand,
+                             self.deal_weight))
 
 
 def _nested_nbytes(x) -> int:

@@ -13,6 +13,8 @@ prediction); values and reaches are float64.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numba as nb
 import numpy as np
 
@@ -141,13 +143,14 @@ def _back_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, ninfo, ioff
     ``l0`` (player 0's) or ``l1`` is shared with other subtrees: it accumulates into ``tb`` at
     offset ``b0`` / ``b1`` instead of ``value`` (parallel passes; -1 for none)."""
     pos, neg, sdisc = disc  # one argument: numba inlines functions of at most ~31 arguments
+    ucode, uvals = util  # (codes, table): VectorTree.utility_codes
     want0 = mode == MODE_EVAL or who == 0 or who == 2
     want1 = mode == MODE_EVAL or who == 1 or who == 2
     npw = pairw.shape[0] > 0  # per-node weights of one-against-one terminals (empty: look them up)
     for n in range(hi - 1, lo - 1, -1):
         p = actor[n]
         if p < 0:
-            u = util[n]
+            u = uvals[ucode[n]]  # the node's outcome code into the payoff table
             if u == 0.0:
                 continue
             s0 = nlist[n, 0]
@@ -707,7 +710,7 @@ class VectorSolver(SolverState):
         pl = self._plan()
         if self._blocks is not None:
             lay = self._layout()
-            args = (t.node_actor, t.node_util, t.node_list, lay.node_len, lay.block_lo, lay.block_hi, lay.parent,
+            args = (t.node_actor, t.utility_codes(), t.node_list, lay.node_len, lay.block_lo, lay.block_hi, lay.parent,
                     lay.choice_base, t.elem_hand, lay.weights(t), lay.pairs, strat, self._reach,
                     self._value if value is None else value, mode, who, _RULE_ID[self.algorithm], it, pos, neg,
                     sdisc, self._r, self._s, self._p, lay.max_list)
@@ -717,7 +720,7 @@ class VectorSolver(SolverState):
                 block_backward_par(pl.top, pl.task_f, pl.task_lo, pl.task_hi, pl.task_b0, pl.task_b1, pl.bin_start,
                                    pl.sh_start, pl.sh_off, pl.sh_len, pl.tbuf, *args)
             return
-        args = (t.node_actor, t.node_util, t.node_list, t.node_len, t.node_infoset, t.infoset_offset,
+        args = (t.node_actor, t.utility_codes(), t.node_list, t.node_len, t.node_infoset, t.infoset_offset,
                 t.infoset_nact, t.entry_child, t.elem_hand, t.deal_weight, self._pair_weight(),
                 strat, self._reach,
                 self._value if value is None else value,
@@ -846,17 +849,10 @@ class VectorSolver(SolverState):
         utilities per outcome (player 0's; player 1 receives their negation). The tree's
         utilities are restored afterwards."""
         s = self._average_in_work() if strategy is None else self._strategy_in(strategy)
-        t = self.tree
-        saved = t.node_util.copy() if utilities is not None else None
-        try:
-            if utilities is not None:
-                t.set_payoff(utilities)
+        with nullcontext() if utilities is None else self.tree.payoff_set(utilities):
             self._forward(s)
             self._backward(s, MODE_BR, player)
             return self._root_sum(player)
-        finally:
-            if saved is not None:
-                t.node_util[:] = saved
 
     def best_response_actions(self, player: int, strategy: np.ndarray | None = None) -> np.ndarray:
         """A pure best response: per information set of ``player``, the index of its best action

@@ -202,7 +202,7 @@ def test_equity_payoff_tree_pays_successor_equity(grid):
     _, _, state, _ = grid
     t = build_cell(SMALL, 10, 10, 0, 0, payoff="equity", equity=state.equity)
     term = t.node_outcome >= 0
-    vals = set(np.round(t.node_util[term], 12))
+    vals = set(np.round(t.utilities()[term], 12))
     # player 0 reaching 12 pays 1; player 1 reaching 12 pays 0; 11x10 / 10x11 (a 1-point hand) pay their equity
     assert 1.0 in vals and 0.0 in vals
     assert round(state.equity.value(11, 10, 1), 12) in vals and round(state.equity.value(10, 11, 1), 12) in vals

@@ -278,3 +278,32 @@ def test_solve_on_two_threads_equals_one(monkeypatch, capsys):
     with pytest.raises(SystemExit) as e:
         main(["solve", "--score", "11,11", "--ranks", "KA23", "--suits", "hc", "--threads", "0", "--out", "x"])
     assert e.value.code == 2 and "--threads" in capsys.readouterr().err
+
+
+def test_payoffs_live_per_outcome_and_a_temporary_payoff_is_undone():
+    """A built cell keeps its utilities per outcome code (no 8-byte array per node), every terminal's
+    utility is the table's entry for its code, and a best response under other payoffs leaves the
+    solver's values and iterates exactly as they were."""
+    rules = PAULISTA.with_deck("7QJKA23", "hc").with_max_stake(6)
+    tree = build_cell(rules, 0, 0, 0, 0)
+    assert tree.node_util is None and tree.payoff is not None
+    u = tree.utilities()
+    term = tree.node_actor < 0
+    assert np.array_equal(u[term], tree.payoff[tree.node_outcome[term]]) and (u[~term] == 0).all()
+    codes, table = tree.utility_codes()
+    assert np.array_equal(table[codes], u)  # what the kernels read is the same float64 per node
+    assert tree.nbytes() < sum(a.nbytes for a in (tree.node_actor, tree.node_list, tree.node_len,
+                                                   tree.node_infoset, tree.infoset_offset, tree.infoset_nact,
+                                                   tree.entry_child, tree.elem_hand, tree.deal_weight)) + 8 * tree.num_nodes
+    s = VectorSolver(tree, "dcfr")
+    s.iterate(30)
+    before = (s.game_value(), s.exploitability(), s.regrets.copy())
+    doubled = s.best_response_value(0, utilities=2 * tree.payoff)
+    assert doubled == pytest.approx(2 * s.best_response_value(0))  # payoffs scale, the response with them
+    assert tree.payoff is not None and np.array_equal(tree.utilities(), u)  # restored
+    assert s.game_value() == before[0] and s.exploitability() == before[1]
+    assert np.array_equal(s.regrets, before[2])
+    with pytest.raises(ValueError, match="outcomes"):
+        with tree.payoff_set(np.zeros(1)):
+            pass
+    assert np.array_equal(tree.utilities(), u)  # a refused payoff changes nothing

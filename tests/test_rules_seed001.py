@@ -188,7 +188,7 @@ def test_house_native_trees_know_draws_and_the_raise_rule():
     th, tb = build_cell(house, 10, 9, 0, 0, prunes=0), build_cell(base, 10, 9, 0, 0, prunes=0)
     draws = [c for c in outcome_codes(th) if decode(int(c))[0] == DRAW]
     assert draws and not [c for c in outcome_codes(tb) if decode(int(c))[0] == DRAW]
-    assert (th.node_util[np.isin(th.node_outcome, draws)] == 0).all()
+    assert (th.utilities()[np.isin(th.node_outcome, draws)] == 0).all()
     assert th.num_slots < tb.num_slots
     vh, vb = VectorSolver(th, "dcfr"), VectorSolver(tb, "dcfr")
     vh.iterate(300)

@@ -403,7 +403,7 @@ def tree_of_hands(rules: RuleSet, roots: np.ndarray, masks: np.ndarray, envido: 
                              card_pos, H, True, prev)
     (actor, outc, parent, paction, ls, ln, info, child, nchild, ioff, inact, echild, eaction, ehand, eentry) = arrs
     return VectorTree(
-        node_actor=actor.copy(), node_util=np.zeros(actor.shape[0]), node_list=ls, node_len=ln,
+        node_actor=actor.copy(), node_util=None, node_list=ls, node_len=ln,
         node_infoset=info.copy(), infoset_offset=ioff.astype(np.int32), infoset_nact=inact.copy(),
         entry_child=echild.copy(), elem_hand=ehand.copy(), deal_weight=weights, num_hands=H,
         node_parent=parent.copy(), node_action=paction.copy(), node_child=child.copy(), node_nchild=nchild.copy(),

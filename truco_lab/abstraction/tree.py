@@ -492,7 +492,7 @@ def _assemble(arrs: list, vc: ViraClass, hands, lvl_cards, card_level, weights: 
      ehand, eentry) = arrs
     arrs.clear()
     return VectorTree(
-        node_actor=actor, node_util=np.zeros(actor.shape[0]), node_list=np.stack([ls0, ls1], axis=1),
+        node_actor=actor, node_util=None, node_list=np.stack([ls0, ls1], axis=1),
         node_len=np.stack([ln0, ln1], axis=1), node_infoset=info,
         infoset_offset=ioff, infoset_nact=inact, entry_child=echild, elem_hand=ehand,
         deal_weight=deal_weights(vc.multiplicity, hands) if weights else np.zeros((0, 0)), num_hands=len(hands),

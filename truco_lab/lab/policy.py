@@ -162,14 +162,10 @@ class MatchStrategy:
         a, b, d = cell
         tree = part.tree
         u = objective_utilities(self.rules, a, b, d, outcome_codes(tree), "equity", self.equity)
-        saved = tree.node_util.copy()
-        try:
-            tree.set_payoff(u)
+        with tree.payoff_set(u):
             solver = self._solver(part)
             av, _ = solver.slot_values(part.avg)
             reach = solver.element_reach(part.avg)
-        finally:
-            tree.node_util[:] = saved
         part.analysis = (av, reach)
         return part.analysis
 
@@ -223,12 +219,8 @@ class MatchStrategy:
         tp = 1 - p if mirrored else p  # the player in the canonical tree
         if tp not in part.br:
             s = self._solver(part)
-            saved = s.tree.node_util.copy()
-            try:
-                s.tree.set_payoff(part.br_utilities[tp])
+            with s.tree.payoff_set(part.br_utilities[tp]):
                 part.br[tp] = s.best_response_actions(tp, part.avg)
-            finally:
-                s.tree.node_util[:] = saved
         # the information set of the route's slots: every slot of one set shares its offset block
         slots = [s for s in route.values() if s >= 0]
         t = part.tree
