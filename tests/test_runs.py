@@ -181,7 +181,8 @@ def test_match_cli_plan_and_bad_arguments(tmp_path, capsys):
     assert main(["match", "--out", str(out), "--plan", "--cells", "10,10", "9,11"]) == 0
     plan = capsys.readouterr().out.strip().splitlines()
     assert plan[1 + 6].startswith("6 cells")  # 10x10 d1, 10x11 d0/d1, 9x11 d0/d1, 11x11 d1: successors come along
-    assert any(x.startswith("on this machine:") and " h wall with " in x for x in plan)
+    # the wall time here, or (while other work holds the memory) why there is none: a line either way
+    assert any(x.startswith("on this machine:") and (" h wall with " in x or "does not fit" in x) for x in plan)
     one_error_line(capsys, 2, ["match", "--out", str(out), "--workers", "0"], "--workers")
     one_error_line(capsys, 2, ["match", "--out", str(out), "--executor", "spark"], "--executor")
     one_error_line(capsys, 2, ["match", "--out", str(out), "--ranks", "7Z"], "ranks")

@@ -111,7 +111,8 @@ def test_local_plan_runs_only_the_workers_whose_tasks_fit_together():
     roomy, line = local_schedule(rows, 2, cfg, available_gb=2.5 * big)
     assert roomy < 0.6 * hours and "with 2 workers in" in line
     assert roomy >= critical_path(FULL, rows).hours
-    assert local_schedule(rows, 2, cfg, available_gb=big / 2) is None
+    hours, line = local_schedule(rows, 2, cfg, available_gb=big / 2)
+    assert hours is None and f"a {big:.1f} GB task does not fit the {big / 2:.1f} GB available now" in line
 
 
 def test_the_plans_check_overhead_counts_the_checks_a_run_makes():

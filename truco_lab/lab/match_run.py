@@ -72,7 +72,7 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
           f"finishes sooner", file=file)
     out = {"cells": len(rows), "cpu_hours": total, "max_task_gb": peak, "streamed_cells": nstream,
            "critical_path_hours": chain.hours, "critical_path_cells": len(chain.cells)}
-    if here is not None:
+    if here is not None and here[0] is not None:
         out["local_wall_hours"] = here[0]
     if cluster is not None:
         sim = simulate(rows, *cluster, stream_over_gb=cfg.stream_over_gb, threads=threads)
@@ -101,10 +101,11 @@ def local_shape(cfg: MatchConfig, rows, workers: int, available_gb: float | None
 
 
 def local_schedule(rows, workers: int, cfg: MatchConfig, available_gb: float | None = None,
-                   auto_threads: bool = False) -> tuple[float, str] | None:
+                   auto_threads: bool = False) -> tuple[float | None, str] | None:
     """This machine's wall hours for the plan, as ``run_match`` would run it (see :func:`local_shape`; a
-    score-sum level at a time), and the line saying so; ``None`` when memory is unknown or a task cannot fit
-    this machine at all (the solve's memory guard refuses it)."""
+    score-sum level at a time), and the line saying so; ``None`` when memory is unknown. When a task cannot
+    fit the memory available now (the solve's memory guard would refuse it), the hours are ``None`` and the
+    line says so: a plan made while other work holds the memory must not read as a machine too small."""
     if available_gb is None:
         try:
             available_gb = available_memory_gb()
@@ -115,7 +116,8 @@ def local_schedule(rows, workers: int, cfg: MatchConfig, available_gb: float | N
     try:
         sim = simulate(rows, 1, fit * threads, available_gb, stream_over_gb=cfg.stream_over_gb, threads=threads)
     except ValueError:
-        return None
+        return None, (f"on this machine: a {peak:.1f} GB task does not fit the {available_gb:.1f} GB available "
+                      f"now; free memory, or stream the largest cells with --stream-over, and plan again")
     why = "" if fit == workers else f" (of {workers} asked: {fit} fit with {peak:.1f} GB tasks)"
     per = "" if threads == 1 else f" of {threads} threads each"
     line = (f"on this machine: {sim.wall_hours:,.2f} h wall with {fit} worker{'s' if fit != 1 else ''}{per}{why} "
