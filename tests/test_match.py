@@ -43,7 +43,11 @@ def test_cell_spec_hash_is_stable_and_sees_every_field():
     assert base.key() == "4751cae60666a07c"
     assert CellSpec.make(PAULISTA, 11, 11, 0, 4).key() == "a065a998846f2068"
     assert CellSpec.make(MINEIRO, 11, 5, 1, 0).key() == "b861af9be94a3b4a"
-    assert MatchConfig(SMALL).key() == "4b3e68981391788d" and MatchConfig(PAULISTA).key() == "9efc5f1c55a8446f"
+    # the per-tier default (auto) solves small decks as DCFR did, so it keeps their key; on the real deck it
+    # chooses DCFR+ where the ladder reaches 9, so a new key there, and DCFR's old key stays DCFR's
+    assert MatchConfig(SMALL).key() == "4b3e68981391788d" == MatchConfig(SMALL, algorithm="dcfr").key()
+    assert MatchConfig(PAULISTA, algorithm="dcfr").key() == "9efc5f1c55a8446f"
+    assert MatchConfig(PAULISTA).key() == "5df42b7a652aa894"
     others = [CellSpec.make(SMALL, 3, 6, 0, 0), CellSpec.make(SMALL, 3, 5, 1, 0), CellSpec.make(SMALL, 5, 3, 0, 0),
               CellSpec.make(SMALL, 3, 5, 0, 0, prunes=0), CellSpec.make(SMALL, 3, 5, 0, 0, algorithm="cfr+"),
               CellSpec.make(PAULISTA.with_deck("7QJKA23", "c"), 3, 5, 0, 0)]

@@ -383,3 +383,58 @@ def test_a_killed_writers_temporary_is_removed_by_the_next_write(tmp_path):
         victim.wait()
     assert json.loads(target.read_text()) == {"a": 1}
     assert not stale.exists() and live.exists() and other.exists() and unrelated.exists()
+
+
+def _begun_with_dcfr(out: Path, kind: str, describe: dict, key: str) -> None:
+    """A run folder as an older version left it: begun with DCFR, the default then."""
+    out.mkdir(parents=True)
+    (out / "run.json").write_text(json.dumps({"kind": kind, "key": key, "describe": describe}))
+
+
+def test_a_run_begun_under_the_old_default_continues_with_it(tmp_path, capsys):
+    """auto picks DCFR+ for the real deck's 4x4 (ladder 1-3-6-9); a folder begun when DCFR was every cell's
+    default is the same run for it (it says so and continues with DCFR), never "another run"."""
+    from solvers.storage import stable_hash
+    from truco_lab.abstraction.tree import ALL_PRUNES
+    from truco_lab.lab.match import MatchConfig
+    from truco_lab.rules.ruleset import PAULISTA
+
+    out = tmp_path / "m"
+    describe = {"kind": "match", "rules": PAULISTA.to_dict(), "prunes": ALL_PRUNES, "algorithm": "dcfr"}
+    _begun_with_dcfr(out, "match", describe, MatchConfig(PAULISTA, algorithm="dcfr").key())
+    match = ["match", "--cells", "11,11", "--out", str(out), "-q"]
+    assert main(match) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 2 and "begun with DCFR on every cell" in err and "holds this run already" in err
+    assert json.loads((out / "run.json").read_text())["describe"]["algorithm"] == "dcfr"  # untouched
+    # an explicit other choice is another run, as before
+    one_error_line(capsys, 2, [*match, "--algorithm", "dcfr+"], "another run", "algorithm 'dcfr' there")
+
+    solve = ["solve", "--score", "4,4", "--dealer", "1", "--vira", "7d", "--iterations", "1", "--out",
+             str(tmp_path / "s"), "--ignore-memory-check", "--no-table", "--split-depth", "0", "-q"]
+    describe = {"rules": PAULISTA.to_dict(), "score": [4, 4], "dealer": 1, "prunes": ALL_PRUNES, "payoff": "points",
+                "algorithm": "dcfr", "equity": None}
+    _begun_with_dcfr(tmp_path / "s", "solve", describe, stable_hash(describe))
+    assert main(solve) == 2
+    err = capsys.readouterr().err
+    assert "was begun with DCFR" in err and "holds this run already" in err
+    one_error_line(capsys, 2, [*solve, "--algorithm", "dcfr+"], "another run", "algorithm 'dcfr' there, 'dcfr+' now")
+
+
+def test_auto_chooses_dcfr_plus_from_four_rungs_on_the_real_deck_only():
+    from truco_lab.lab.match import AUTO, MatchConfig, cell_algorithm, live_ladder, plan
+    from truco_lab.rules.ruleset import PAULISTA
+
+    small = PAULISTA.with_deck("4567QJKA23", "c")
+    chosen = {c: cell_algorithm(AUTO, PAULISTA, live_ladder(PAULISTA, c)) for c in [(0, 0, 1), (4, 4, 1), (7, 7, 1),
+                                                                                      (10, 10, 0), (11, 11, 1)]}
+    assert chosen == {(0, 0, 1): "dcfr+", (4, 4, 1): "dcfr+", (7, 7, 1): "dcfr", (10, 10, 0): "dcfr",
+                      (11, 11, 1): "dcfr"}
+    assert cell_algorithm(AUTO, small, live_ladder(small, (0, 0, 1))) == "dcfr"  # no evidence on small decks
+    assert cell_algorithm("cfr+", PAULISTA, live_ladder(PAULISTA, (0, 0, 1))) == "cfr+"
+    # the plan prices DCFR+'s fewer iterations where auto uses it, and nothing else changes
+    cells = [(0, 0, 1), (4, 4, 1), (10, 10, 0)]
+    auto, dcfr = plan(PAULISTA, cells), plan(PAULISTA, cells, algorithm="dcfr")
+    assert auto[0].hours < 0.92 * dcfr[0].hours and auto[1].hours < 0.92 * dcfr[1].hours
+    assert auto[2].hours == dcfr[2].hours and [r.peak_gb for r in auto] == [r.peak_gb for r in dcfr]
+    assert MatchConfig(small).key() == MatchConfig(small, algorithm="dcfr").key()

@@ -9,7 +9,7 @@ from solvers.cfr import ALGORITHMS
 from truco_lab.abstraction.tree import ALL_PRUNES
 from truco_lab.cli.common import CliError, add_rules_options, positive_float, positive_int, prob, rules_from_args
 from truco_lab.lab.cell import CellError
-from truco_lab.lab.match import MatchConfig
+from truco_lab.lab.match import AUTO, MatchConfig
 from truco_lab.lab.match_run import MatchRun, main
 from truco_lab.lab.runs import RunError, refuse_conflicting
 
@@ -52,7 +52,9 @@ def add_parser(sub) -> None:
     ma.add_argument("--target-exploitability", type=positive_float, default=1e-3, metavar="E",
                     help="per cell and vira class, in match-win probability (default 1e-3)")
     ma.add_argument("--max-iterations", type=positive_int, default=5000, help="cap per cell (default 5000)")
-    ma.add_argument("--algorithm", choices=ALGORITHMS, default="dcfr", help="CFR variant (default dcfr)")
+    ma.add_argument("--algorithm", choices=(AUTO, *ALGORITHMS), default=AUTO,
+                    help="CFR variant (default auto: DCFR+ on the real deck's cells whose ladder reaches 9, DCFR "
+                         "elsewhere; a run begun with DCFR everywhere continues so)")
     ma.add_argument("--executor", choices=("local", "ray"), default="local", help="local process pool or Ray")
     ma.add_argument("--ray-address", metavar="ADDR", help="join this Ray cluster (default: start a local Ray)")
     ma.add_argument("--workers", type=positive_int, default=2, help="parallel workers (default 2)")

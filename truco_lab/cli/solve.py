@@ -31,8 +31,8 @@ from truco_lab.cli.common import (
 )
 from truco_lab.lab.cell import CellError, CellJob, CellSpec, Stop, run_cell
 from truco_lab.lab.equity import EquityTable
-from truco_lab.lab.match import plan
-from truco_lab.lab.runs import Progress, RunError, claim, refuse_conflicting
+from truco_lab.lab.match import AUTO, cell_algorithm, live_ladder, plan
+from truco_lab.lab.runs import Progress, RunError, as_begun, claim, refuse_conflicting
 from truco_lab.openspiel.games import openspiel_hand
 from truco_lab.rules import RuleSet, sees_own_cards
 
@@ -48,7 +48,9 @@ def add_parser(sub) -> None:
                     help="a turned-up card (its vira class) or all; leave out in rule sets without a vira (mineiro)")
     so.add_argument("--ignore-memory-check", action="store_true",
                     help="solve even when the predicted peak memory exceeds what this machine has available")
-    so.add_argument("--algorithm", choices=ALGORITHMS, default="dcfr", help="CFR variant (default dcfr)")
+    so.add_argument("--algorithm", choices=(AUTO, *ALGORITHMS), default=AUTO,
+                    help="CFR variant (default auto: DCFR+ on the real deck's cells whose ladder reaches 9, DCFR "
+                         "elsewhere; a run begun with DCFR continues so)")
     stop = so.add_mutually_exclusive_group(required=True)
     stop.add_argument("--iterations", type=positive_int, help="run exactly N iterations per cell")
     stop.add_argument("--target-exploitability", type=positive_float, metavar="E",
@@ -87,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
     refuse_conflicting(args.resume, args.fresh)
     rules = rules_from_args(args, any_pack=True)
     check_score(rules, args.score)
+    args.algorithm = _algorithm(args, rules)
     if rules.pack != "french":
         return _solve_generic(args, rules)
     req = _request(args, rules)
@@ -95,6 +98,11 @@ def run(args: argparse.Namespace) -> int:
     describe = {"rules": rules.to_dict(), "score": list(args.score), "dealer": args.dealer, "prunes": req.prunes,
                 "payoff": args.payoff, "algorithm": args.algorithm,
                 "equity": req.equity.key() if req.equity is not None else None}
+    if args.algorithm != "dcfr" and args.auto_algorithm and not args.fresh \
+            and as_begun(out, "solve", describe, "algorithm", "dcfr") == "dcfr":
+        print(f"{PROG}: {out} was begun with DCFR (the default before DCFR+ on cells whose ladder reaches 9); "
+              "continuing it so (another --out, or --fresh to start it over, for the new default)", file=sys.stderr)
+        args.algorithm = describe["algorithm"] = "dcfr"
     try:
         claim(out, "solve", stable_hash(describe), describe, resume=args.resume, fresh=args.fresh)
     except RunError as e:
@@ -112,6 +120,14 @@ def run(args: argparse.Namespace) -> int:
               f"--max-iterations {args.max_iterations} (see target_met in summary.json)", file=sys.stderr)
         return 3
     return 0
+
+
+def _algorithm(args: argparse.Namespace, rules: RuleSet) -> str:
+    """The update rule for this cell: ``--algorithm``, or ``auto``'s choice by the cell's live ladder
+    (remembered in ``args.auto_algorithm``, so a run begun under the old default can continue as it was)."""
+    args.auto_algorithm = args.algorithm == AUTO
+    cell = (*args.score, args.dealer)
+    return cell_algorithm(args.algorithm, rules, live_ladder(rules, cell, ALL_PRUNES if args.prunes == "all" else 0))
 
 
 @dataclass(frozen=True)

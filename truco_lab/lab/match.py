@@ -140,6 +140,32 @@ def live_ladder(rules: RuleSet, cell: ScoreCell, prunes: int = ALL_PRUNES) -> tu
     return tuple(out)
 
 
+AUTO = "auto"
+"""The default update rule: each cell's own, chosen by :func:`cell_algorithm`."""
+AUTO_BIG = "dcfr+"
+# Why DCFR+ from four rungs on the real deck (README, *Measured*): to 1e-2 points per hand it needed 80
+# iterations against DCFR's 90 at 4x4 (ladder 1-3-6-9) and 81 against ~92 on the 0x0 class (the full
+# ladder), and fewer at every check; on the 10x10 cell in match equity (ladder 1-3) DCFR was as fast to
+# 1e-3 and faster to 2.5e-4, and on small decks DCFR has never lost, so DCFR stays everywhere else.
+AUTO_BIG_RUNGS = 4
+AUTO_BIG_ITERATIONS = 0.88  # DCFR+'s iterations relative to DCFR's on those cells (80/90, 81/92)
+
+
+def auto_differs(rules: RuleSet) -> bool:
+    """Whether ``auto`` can choose anything but DCFR for ``rules`` (the real 40-card paulista deck with a
+    ladder of at least four rungs)."""
+    return rules.name == "paulista" and len(rules.deck) == 40 and len(rules.ladder) >= AUTO_BIG_RUNGS
+
+
+def cell_algorithm(choice: str, rules: RuleSet, ladder: tuple[int, ...]) -> str:
+    """The update rule a cell with live ``ladder`` is solved with: ``choice`` itself, or for ``auto`` DCFR+
+    on the real deck's cells whose ladder reaches four rungs (1-3-6-9 and the full ladder) and DCFR
+    elsewhere."""
+    if choice != AUTO:
+        return choice
+    return AUTO_BIG if auto_differs(rules) and len(ladder) >= AUTO_BIG_RUNGS else "dcfr"
+
+
 # ---- cost model for --plan ----------------------------------------------
 # Per vira class of the full deck, by live ladder, measured on this machine (2 vCPUs, 24 GB) with
 # benchmarks/solvers.py: entries, seconds per DCFR iteration, standalone peak memory. The full ladder
@@ -240,9 +266,10 @@ def check_overhead(iterations: float, check_every: int = 5) -> float:
 
 
 def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, target: float = 1e-3,
-         table: bool = True) -> list[PlanRow]:
+         table: bool = True, algorithm: str = AUTO) -> list[PlanRow]:
     """Predicted cost of each cell: live ladder, peak memory of one (cell, vira class) task (writing its
-    strategy table unless ``table`` is false), CPU-hours."""
+    strategy table unless ``table`` is false), CPU-hours. The tiers' iterations are DCFR's; a cell that
+    ``algorithm`` solves with DCFR+ takes :data:`AUTO_BIG_ITERATIONS` of them."""
     nclass = len(vira_classes(rules))
     full = len(rules.deck) == 40
     out = []
@@ -257,6 +284,8 @@ def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, targe
             se, ss, sp = RULE_SCALE[rules.name]
             entries, spi, peak = entries * se, spi * ss, peak * sp
         its = iters * (1e-3 / target) ** (1 / 1.8)
+        if cell_algorithm(algorithm, rules, lad) == AUTO_BIG and len(lad) >= AUTO_BIG_RUNGS:
+            its *= AUTO_BIG_ITERATIONS
         iterating = its * spi * check_overhead(its)
         rest = entries * (BUILD_S_PER_ENTRY + (TABLE_S_PER_ENTRY if table else 0.0))
         out.append(PlanRow(c, lad, nclass, task_peak_gb(entries, peak, table) * (1 + CACHE_SHARE),
@@ -272,7 +301,7 @@ class MatchConfig:
 
     rules: RuleSet
     prunes: int = ALL_PRUNES
-    algorithm: str = "dcfr"
+    algorithm: str = AUTO  # per cell: cell_algorithm
     target: float = 1e-3
     max_iterations: int = 5000
     check_every: int = 5
@@ -285,7 +314,12 @@ class MatchConfig:
 
     def key(self) -> str:
         return stable_hash({"kind": "match", "rules": self.rules.to_dict(), "prunes": self.prunes,
-                            "algorithm": self.algorithm})
+                            "algorithm": self.keyed_algorithm()})
+
+    def keyed_algorithm(self) -> str:
+        """The algorithm the run is keyed by: ``auto`` where it solves some cell otherwise than DCFR would,
+        else ``dcfr`` (the same solves, so the same key as before ``auto`` was the default)."""
+        return "dcfr" if self.algorithm == AUTO and not auto_differs(self.rules) else self.algorithm
 
     def stop(self) -> Stop:
         return Stop(target=self.target, max_iterations=self.max_iterations, check_every=self.check_every,
@@ -333,9 +367,10 @@ def cell_jobs(cfg: MatchConfig, state: MatchState, cell: ScoreCell, out: Path | 
     br1 = continuation_utilities(rules, a, b, d, codes, lambda x, y, z: -state.br_value(1, x, y, z), 0.0, -1.0)
     jobs = []
     streamed = plan(rules, [cell], cfg.prunes, cfg.target, cfg.table)[0].peak_gb > cfg.stream_over_gb
+    algorithm = cell_algorithm(cfg.algorithm, rules, live_ladder(rules, cell, cfg.prunes))
     for vc in vira_classes(rules):
         spec = CellSpec.make(rules, a, b, d, vc.index, prunes=cfg.prunes, payoff="equity", equity=state.equity,
-                             algorithm=cfg.algorithm)
+                             algorithm=algorithm)
         workdir = str(out / "cells" / spec.cell_name) if out is not None else None
         depth = 3 if streamed else 0
         prev = last_by_structure.get(spec.structure_key()) if cfg.warm_start else None

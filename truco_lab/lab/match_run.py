@@ -22,16 +22,18 @@ from truco_lab.abstraction.levels import vira_classes
 from truco_lab.abstraction.tree import ALL_PRUNES
 from truco_lab.lab.executors import make_executor
 from truco_lab.lab.match import (
+    AUTO,
     CACHE_SHARE,
     MatchConfig,
     MatchState,
+    auto_differs,
     live_ladder,
     plan,
     select_cells,
     solve_match,
     worst_path_bound,
 )
-from truco_lab.lab.runs import claim, release_locks
+from truco_lab.lab.runs import as_begun, claim, release_locks
 from truco_lab.lab.schedule import TWO_THREAD_SPEEDUP, critical_path, simulate, task_gb, thread_speedup
 from truco_lab.rules.ruleset import RuleSet
 
@@ -42,7 +44,7 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
     GB per node) the simulated wall time of the level-by-level driver there."""
 
     file = file or sys.stdout
-    rows = plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table)
+    rows = plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table, cfg.algorithm)
     if auto_threads and cluster is None:  # the plan of the run this machine would do
         cfg = replace(cfg, threads=local_shape(cfg, rows, workers, auto_threads=True)[1])
     print(f"{'cell':>10} {'ladder':>14} {'classes':>7} {'peak/task':>10} {'CPU-h':>9}", file=file)
@@ -208,9 +210,17 @@ def _run_match(cfg: MatchConfig, which, out: str | Path, *, executor: str = "loc
     out = Path(out)  # a script may pass a string; claim() and the cell folders need a Path
     cells = select_cells(cfg.rules, which)
     describe = {"kind": "match", "rules": cfg.rules.to_dict(), "prunes": cfg.prunes, "algorithm": cfg.algorithm}
+    if cfg.algorithm == AUTO and not fresh and as_begun(out, "match", describe, "algorithm", "dcfr") == "dcfr" \
+            and auto_differs(cfg.rules):
+        # begun when DCFR was every cell's default: its cells, checkpoints and key stay DCFR's
+        print(f"{out}: this run was begun with DCFR on every cell (the default before DCFR+ on the 1-3-6-9 and "
+              "full-ladder cells); continuing it so (another --out, or --fresh to start it over, for the new default)",
+              file=sys.stderr)
+        cfg = replace(cfg, algorithm="dcfr")
+        describe["algorithm"] = "dcfr"
     claim(out, "match", cfg.key(), describe, resume=resume, fresh=fresh)
     nclass = len(vira_classes(cfg.rules))
-    rows = plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table)
+    rows = plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table, cfg.algorithm)
     if executor == "local":
         workers, threads = local_shape(cfg, rows, workers, auto_threads=auto_threads,
                                        notify=lambda m: print(m, file=sys.stderr))

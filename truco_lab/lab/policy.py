@@ -25,7 +25,7 @@ from truco_lab.abstraction.payoff import continuation_utilities, objective_utili
 from truco_lab.abstraction.tree import openspiel_route, outcome_codes, slot_probabilities
 from truco_lab.lab.cell import CellJob, CellSpec, Stop, TreeCache, candidate_codes
 from truco_lab.lab.equity import EquityTable
-from truco_lab.lab.match import MatchState, canonical
+from truco_lab.lab.match import MatchState, canonical, cell_algorithm, live_ladder
 from truco_lab.rules import RuleSet
 
 
@@ -101,11 +101,12 @@ class MatchStrategy:
     def spec(self, cell, vc: int) -> CellSpec:
         """The spec (and so the checkpoint's hash) of a canonical cell's vira class in this run."""
         a, b, d = cell
+        algorithm = cell_algorithm(self.algorithm, self.rules, live_ladder(self.rules, cell, self.prunes))
         return CellSpec.make(self.rules, a, b, d, vc, prunes=self.prunes, payoff="equity", equity=self.equity,
-                             algorithm=self.algorithm)
+                             algorithm=algorithm)
 
     def _solver(self, part: _Part) -> VectorSolver:
-        solver = VectorSolver(part.tree, self.algorithm)
+        solver = VectorSolver(part.tree, part.spec.algorithm)
         load_checkpoint(solver, part.checkpoint, CellJob(part.spec, Stop(iterations=1)).key)
         return solver
 

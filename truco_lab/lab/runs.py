@@ -77,6 +77,20 @@ def claim(out: Path, kind: str, key: str, describe: dict, *, resume: bool, fresh
     return True
 
 
+def as_begun(out: Path, kind: str, describe: dict, field: str, former) -> object:
+    """``describe[field]``, unless ``out`` holds a ``kind`` run that differs from ``describe`` only in
+    ``field``, set there to ``former`` (what a default was before it changed): then ``former``, so a run
+    begun under the old default continues as it began instead of being refused as another run."""
+    try:
+        old = read_json(Path(out) / "run.json", "run file")
+    except (OSError, ValueError):
+        return describe[field]
+    there = old.get("describe", {}) if old.get("kind") == kind else {}
+    if there.get(field) == former and {**there, field: describe[field]} == describe:
+        return former
+    return describe[field]
+
+
 _LOCKS: dict[str, object] = {}  # run folder -> the open lock file this process holds
 
 
