@@ -435,6 +435,7 @@ def test_auto_chooses_dcfr_plus_from_four_rungs_on_the_real_deck_only():
     # the plan prices DCFR+'s fewer iterations where auto uses it, and nothing else changes
     cells = [(0, 0, 1), (4, 4, 1), (10, 10, 0)]
     auto, dcfr = plan(PAULISTA, cells), plan(PAULISTA, cells, algorithm="dcfr")
-    assert auto[0].hours < 0.92 * dcfr[0].hours and auto[1].hours < 0.92 * dcfr[1].hours
+    for a, d in zip(auto[:2], dcfr[:2], strict=True):  # 0.88 of the iterations; the build and table write unchanged
+        assert 0.88 * d.hours < a.hours < 0.95 * d.hours
     assert auto[2].hours == dcfr[2].hours and [r.peak_gb for r in auto] == [r.peak_gb for r in dcfr]
     assert MatchConfig(small).key() == MatchConfig(small, algorithm="dcfr").key()

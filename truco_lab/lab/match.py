@@ -179,9 +179,14 @@ TIERS = {
     2: (44.8e6, 0.974, 2.07, 80, True),  # 80 iterations: every 10x10 and 9x10 class in the endgame run
     # peaks of 7x7 and 4x4 from the element-major layout's run (benchmarks/solvers.py --threads 2, README:
     # "This stop"); the build and the boundary's slot-order strategy set them
-    3: (157e6, 3.36, 8.3, 150, True),
-    4: (435e6, 9.39, 17.9, 180, True),
-    5: (1.067e9, 23.0, 43.0, 200, False),  # entries measured (benchmarks/streamed.py), the rest 4x4 scaled
+    # Iterations of 7x7 and 4x4 (stop 39): DCFR to 1e-3 in a proxy match equity, the 10-card deck's whole grid
+    # as successor values (experiments/update_rules.py --equity, vira class 0, dealer 1; 7x7 80, 4x4 70). They
+    # had been guessed at 150 and 180. The real deck's own equity needs the grid these numbers price.
+    3: (157e6, 3.36, 8.3, 80, True),
+    4: (435e6, 9.39, 17.9, 70, True),
+    # 0x0 (entries: benchmarks/streamed.py; seconds and peak 4x4 scaled): in the same proxy equity, the class
+    # of vira 7d with the default DCFR+ reached 1e-3 at iteration 66 (stop 39), so DCFR's 66 / 0.88 = 75
+    5: (1.067e9, 23.0, 43.0, 75, False),
 }
 
 
