@@ -261,11 +261,21 @@ class _DeferredInterrupts:
             print("stopping after this iteration, then saving a checkpoint (Ctrl-C again: stop now, keeping the "
                   "last checkpoint)", file=sys.stderr, flush=True)
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, *exc) -> None:
+        import os
         import signal
 
         for sig, old in self._old.items():
             signal.signal(sig, old)
+        if self.signal is not None and exc_type is None and self.signal in self._old:
+            # flagged after the last iteration's check (during the closing exploitability, say) and the run
+            # then ended: the signal still reaches the handler before, never silently dropped (a multiprocessing
+            # worker that lost the pool's SIGTERM this way blocked the driver's terminate forever)
+            old = self._old[self.signal]
+            if callable(old):
+                old(self.signal, None)
+            elif old == signal.SIG_DFL:
+                os.kill(os.getpid(), self.signal)
 
 
 def run(solver, iterations: int | None, target_exploitability: float | None = None, *, check_every: int = 10,
@@ -352,11 +362,12 @@ def run(solver, iterations: int | None, target_exploitability: float | None = No
                               "seconds": time.perf_counter() - t0, "rss_gb": rss_gb()})
                 if checked and target_exploitability is not None and expl <= target_exploitability:
                     break
+            save()  # the end, also when a signal came during the last check (it is delivered on leaving)
         finally:
             if bar is not None:
                 bar.close()
             if sig.signal is None:
-                save()
+                save()  # an error's way out: the last whole iteration (a second signal stops mid-iteration)
     if not history or history[-1][0] != solver.iteration:
         expl = solver.exploitability()
         history.append((solver.iteration, expl, time.perf_counter() - t0))

@@ -141,3 +141,38 @@ def test_scheduled_pcfr_plus_keeps_pcfr_plus_regrets():
     b.iterate(50)
     assert np.array_equal(a.regrets, b.regrets) and np.array_equal(a.pred, b.pred)
     assert not np.array_equal(a.average_strategy(), b.average_strategy())
+
+
+@pytest.mark.parametrize("handler", ["raises", "default"])
+def test_a_signal_during_the_last_check_is_delivered_not_dropped(tmp_path, handler):
+    """CI hung on an Argentine match's SIGTERM: a pool worker got the pool's terminate while its cell ran the
+    closing exploitability check, the run then reached its target and the flagged signal was dropped, so the
+    worker lived on and the driver waited for it forever. A signal flagged during the last check now reaches
+    the handler before once the run ends (the checkpoint saved first); with the default handler, it kills."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from solvers.api import load_checkpoint, run
+
+    if handler == "default":  # SIG_DFL kills the process: run it in a child and read its exit status
+        code = ("import os, signal, pyspiel; import truco_lab; from solvers import CFRSolver, build_openspiel_tree;"
+                "from solvers.api import run\n"
+                "s = CFRSolver(build_openspiel_tree(pyspiel.load_game('kuhn_poker')), 'dcfr')\n"
+                "e = s.exploitability\n"
+                "s.exploitability = lambda: (os.kill(os.getpid(), signal.SIGTERM), e())[1]\n"
+                "run(s, None, 1.0, check_every=5)\nprint('lived on', flush=True)\n")
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert p.returncode == -signal.SIGTERM and "lived on" not in p.stdout, (p.returncode, p.stdout, p.stderr)
+        return
+    solver = CFRSolver(build_openspiel_tree(pyspiel.load_game("kuhn_poker")), "dcfr")
+    exact = solver.exploitability
+    solver.exploitability = lambda: (os.kill(os.getpid(), signal.SIGINT), exact())[1]  # arrives mid-check
+    ckpt = tmp_path / "c.npz"
+    with pytest.raises(KeyboardInterrupt):
+        run(solver, None, 1.0, check_every=5, checkpoint=ckpt)  # the first check reaches the target
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+    again = CFRSolver(build_openspiel_tree(pyspiel.load_game("kuhn_poker")), "dcfr")
+    load_checkpoint(again, ckpt)
+    assert again.iteration == solver.iteration == 5  # the finished iterations were saved before it raised
