@@ -401,12 +401,15 @@ def block_sweep(nodes, actor, nlist, nlen, blo, bhi, parent, cbase, regrets, pre
 
 
 @nb.njit(cache=True, inline="always")
-def _live(reach, s, n, out):
-    """The elements ``s .. s+n-1`` with nonzero reach, in order, into ``out``; their count."""
+def _live(reach, ehand, s, n, hands, reaches):
+    """The elements ``s .. s+n-1`` with nonzero reach, in order: their hands into ``hands`` and reaches into
+    ``reaches`` (so a pair sum reads two contiguous buffers, not three arrays through an index); their count."""
     m = 0
     for k in range(s, s + n):
-        if reach[k] != 0.0:
-            out[m] = k
+        r = reach[k]
+        if r != 0.0:
+            hands[m] = ehand[k]
+            reaches[m] = r
             m += 1
     return m
 
@@ -464,14 +467,13 @@ def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, 
                         for i in range(n0):
                             dst[off + i] += u * (Wt[col, ehand[s0 + i]] * r)
                 else:
-                    m = _live(reach, s1, n1, nz)
+                    m = _live(reach, ehand, s1, n1, nz, vi)  # vi: free at terminals
                     if m > 0:
                         for i in range(n0):
                             row = ehand[s0 + i]
                             acc = 0.0
                             for x in range(m):
-                                j = nz[x]
-                                acc += W[row, ehand[j]] * reach[j]
+                                acc += W[row, nz[x]] * vi[x]
                             dst[off + i] += u * acc
             if want1:  # columns of W, read as rows of its transpose
                 dst, off = (tb, b1) if s1 == l1 else (value, s1)
@@ -482,14 +484,13 @@ def _block_body(lo, hi, l0, l1, b0, b1, tb, actor, util, nlist, nlen, blo, bhi, 
                         for j in range(n1):
                             dst[off + j] -= u * (W[row, ehand[s1 + j]] * r)
                 else:
-                    m = _live(reach, s0, n0, nz)
+                    m = _live(reach, ehand, s0, n0, nz, vi)
                     if m > 0:
                         for j in range(n1):
                             col = ehand[s1 + j]
                             acc = 0.0
                             for x in range(m):
-                                i = nz[x]
-                                acc += Wt[col, ehand[i]] * reach[i]
+                                acc += Wt[col, nz[x]] * vi[x]
                             dst[off + j] -= u * acc
             continue
         if (p == 0 and not want0) or (p == 1 and not want1):
