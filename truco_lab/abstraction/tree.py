@@ -156,10 +156,11 @@ def _build_kernel(r, root, lvl_cards, card_level, hand_packed, nlev, prunes, roo
             if lvl_cards[lv, x] >= 0:
                 mult[lv] += 1
     target = E.rule_target(r)
+    s = np.empty(root.shape[0], np.int32)  # the popped state (its stack row is a child's next)
     while sp > 0:
         sp -= 1
         n = st_node[sp]
-        s = st_state[sp].copy()
+        s[:] = st_state[sp]
         n_child[n] = 0
         n_nchild[n] = 0
         n_info[n] = -1
@@ -342,7 +343,8 @@ def _build_kernel(r, root, lvl_cards, card_level, hand_packed, nlev, prunes, roo
         for j in range(npub):
             c = c0 + j
             a = pub[j]
-            child = s.copy()
+            child = st_state[sp]  # the child's state is made in its stack row (no copy per node)
+            child[:] = s
             if a == HIDDEN or a < A_RAISE:
                 if a == HIDDEN:
                     card = max(E.vira(s), 0)  # identity never consulted
@@ -357,9 +359,17 @@ def _build_kernel(r, root, lvl_cards, card_level, hand_packed, nlev, prunes, roo
             else:
                 E.apply_unchecked(child, r, a)
                 n_paction[c] = a
+            if E.winner(child) >= 0:
+                # a terminal is finished here, as its pop would (it allocates nothing, so every number stays
+                # the same): ~90% of a real-deck tree's nodes are terminals, never pushed or copied now
+                n_child[c] = 0
+                n_nchild[c] = 0
+                n_info[c] = -1
+                n_actor[c] = -1
+                n_outc[c] = outcome_code(E.winner(child), E.awarded(child))
+                continue
             st_node[sp] = c
             st_depth[sp] = depth + 1
-            st_state[sp] = child
             sp += 1
     return (n_actor[:nnodes], n_outc[:nnodes], n_parent[:nnodes], n_paction[:nnodes], n_ls0[:nnodes],
             n_ls1[:nnodes], n_ln0[:nnodes], n_ln1[:nnodes], n_info[:nnodes], n_child[:nnodes],
