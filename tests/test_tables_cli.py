@@ -212,3 +212,11 @@ def test_written_table_is_the_in_memory_frame_row_for_row(tmp_path):
             assert list(a.astype(str)) == list(b.astype(str)), k
         else:
             assert a.dtype == b.dtype and np.array_equal(a.to_numpy(), b.to_numpy()), k
+    # how the file is encoded (solvers.tables._parquet_writer): the numbers never dictionary-encoded, min/max
+    # statistics on the one-value columns only (a query over many files skips whole files by them)
+    meta = pq.ParquetFile(path).metadata.row_group(0)
+    cols = {meta.column(i).path_in_schema: meta.column(i) for i in range(meta.num_columns)}
+    assert all("RLE_DICTIONARY" not in cols[k].encodings for k in ("probability", "reach", "action_value", "regret"))
+    assert "RLE_DICTIONARY" in cols["hand"].encodings
+    stats = {k for k, c in cols.items() if c.statistics is not None and c.statistics.has_min_max}
+    assert stats == {"player", "vira", "vira_class", "score0", "score1", "dealer"}
