@@ -755,10 +755,11 @@ def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray |
     node = tree.infoset_node()
     player = actor[node].astype(np.int8)
     elem = tree.node_list[node, player] + (np.arange(tree.num_infosets) - tree.node_infoset[node])
-    ehid = _element_hidden(tree, root_hidden, node)
-    import pandas as pd
-
-    inv, huniq = pd.factorize(ehid[elem])  # hash-based: no sort of 40 M codes
+    ehid = _element_hidden(tree, root_hidden, node)[elem]
+    # a few face-down cards of 5 bits each: codes small enough to index (no hash or sort of 40 M codes;
+    # pandas' factorize was 0.5 s of a 10x10 table)
+    top = int(ehid.max(initial=0)) + 1
+    huniq, inv = small_unique(ehid, top) if top <= 1 << 20 else np.unique(ehid, return_inverse=True)
     del ehid
     hid_names = []
     for code in huniq:
