@@ -778,7 +778,7 @@ class StreamedSolver(SolverState):
         def each(i, t, sl, reach, value, strat):
             if t is None or not hasattr(t, "infoset_offset"):
                 t = sp.part(i)
-            av, ireach = slot_values_of(t, reach, value)
+            av, ireach = slot_values_of(t, reach, value, np.float32)  # table columns
             if self.layout == "blocks" and i >= 0:
                 cs = sp.store.load_choice_slots(i)
                 avg = np.ones(t.num_slots, np.float32)

@@ -218,7 +218,7 @@ def subgame_frame(solver, include_forced: bool = False) -> pd.DataFrame:
     t = solver.tree
     cols = _labelled(t)
     avg = solver.average_strategy()
-    av, reach = solver.slot_values(avg)
+    av, reach = solver.slot_values(avg, np.float32)
     keep = np.flatnonzero(t.infoset_nact >= (1 if include_forced else 2))
     slot = _slots_of(t.infoset_offset, t.infoset_nact, keep)
     info = np.repeat(keep, t.infoset_nact[keep])
@@ -236,7 +236,7 @@ def write_table(solver, path: str | Path, metadata: dict, *, min_reach: float = 
     t = solver.tree
     cols = _labelled(t)
     avg = solver.average_strategy()
-    av, reach = solver.slot_values(avg)
+    av, reach = solver.slot_values(avg, np.float32)
     nact = t.infoset_nact
     cand = nact >= (1 if include_forced else 2)
     keep = np.flatnonzero(cand & (reach >= min_reach)) if min_reach > 0 else np.flatnonzero(cand)

@@ -417,13 +417,15 @@ def _best_actions(actor, nlist, nlen, ninfo, ioff, inact, echild, value, who, be
             best[i0 + k] = b
 
 
-def slot_values_of(t: VectorTree, reach: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def slot_values_of(t: VectorTree, reach: np.ndarray, value: np.ndarray,
+                   dtype: type = np.float64) -> tuple[np.ndarray, np.ndarray]:
     """(action value per slot given its information set is reached, reach per information set) from
     an evaluation pass's own reaches and counterfactual values over ``t``. Written in place, without
-    per-slot temporaries: a table writer's peak holds every slot's value at once."""
+    per-slot temporaries: a table writer's peak holds every slot's value at once (``dtype`` float32 for a
+    table, which stores them so: 4 bytes per entry off the writer's peak)."""
     opp = np.zeros(t.num_infosets)
     _opp_reach(t.node_actor, t.node_list, t.node_len, t.node_infoset, t.elem_hand, t.deal_weight, reach, opp)
-    av = np.empty(t.num_slots)
+    av = np.empty(t.num_slots, dtype)
     own = np.empty(t.num_infosets)
     _slot_values(t.node_actor, t.node_list, t.node_len, t.node_infoset, t.infoset_offset, t.infoset_nact,
                  t.entry_child, reach, value, opp, av, own)
@@ -872,13 +874,14 @@ class VectorSolver(SolverState):
         self._forward(self._average_in_work() if strategy is None else self._strategy_in(strategy))
         return self._reach.copy()
 
-    def slot_values(self, strategy: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def slot_values(self, strategy: np.ndarray | None = None,
+                    dtype: type = np.float64) -> tuple[np.ndarray, np.ndarray]:
         """(expected payoff to the actor of each slot given its information set is reached,
-        probability each information set is reached), both under ``strategy``."""
+        probability each information set is reached), both under ``strategy``; the first as ``dtype``."""
         s = self._average_in_work() if strategy is None else self._strategy_in(strategy)
         self._forward(s)
         self._backward(s, MODE_EVAL, 2)
-        return slot_values_of(self.tree, self._reach, self._value)
+        return slot_values_of(self.tree, self._reach, self._value, dtype)
 
     def nbytes(self) -> int:
         """Bytes of solver state and working buffers (the tree not included)."""
