@@ -176,7 +176,9 @@ TIERS = {
     # one-thread seconds (CPU time): benchmarks/threads.py (11x11, 10x10) and benchmarks/solvers.py (7x7, 4x4)
     # on the current kernels; two threads finish ~1.8x sooner on about the same CPU time
     1: (5.38e6, 0.115, 0.5, 15, True),
-    2: (44.8e6, 0.974, 2.07, 80, True),  # 80 iterations: every 10x10 and 9x10 class in the endgame run
+    # 10x10: 0.952 s at stop 41 (0.974 before stop 40's pair sums); 80 iterations: every 10x10 and 9x10 class in the
+    # endgame run
+    2: (44.8e6, 0.952, 2.07, 80, True),
     # peaks of 7x7 and 4x4 from the element-major layout's run (benchmarks/solvers.py --threads 2, README:
     # "This stop"); the build and the boundary's slot-order strategy set them
     # Iterations of 7x7 and 4x4 (stop 39): DCFR to 1e-3 in a proxy match equity, the 10-card deck's whole grid
@@ -208,11 +210,14 @@ STREAM_SLOWDOWN = 39.0 / 23.0
 TABLE_BASE_GB = 0.35
 TABLE_BYTES_PER_ENTRY = 89.0
 # Work a task does besides iterating, per entry of its vira class (CPU seconds; the plan left both out until
-# stop 35, and predicted the real endgame at 1.04 CPU-hours where the run took 2.31): building the tree
-# (benchmarks/solvers.py: 11x11 2.3 s, 10x10 16.8-20.5 s, 7x7 70 s, 4x4 163 s: 0.37-0.45 us per entry) and
-# writing its strategy table (10x10: ~26 s for 44.8 M entries; the 0x0 class's streamed table pass ~10 min).
-BUILD_S_PER_ENTRY = 0.4e-6
-TABLE_S_PER_ENTRY = 0.6e-6
+# stop 35, and predicted the real endgame at 1.04 CPU-hours where the run took 2.31): building the tree and
+# writing its strategy table. Stop 41: the builder finishes terminals where it makes them (10x10 14.7 -> 9.2 s,
+# 7x7 52 -> 33 s; `solve` reports 35.8 s of build at 7x7 with the block layout) and the table writer lost
+# Parquet's float dictionaries and two sorts (10x10 10.4 -> 8.0 s, 7x7 32 s on one thread). Before: 0.4 and
+# 0.6 us. A streamed table pass labels and evaluates part by part: ~10 min at the 0x0 class (stop 31).
+BUILD_S_PER_ENTRY = 0.23e-6
+TABLE_S_PER_ENTRY = 0.2e-6
+STREAMED_TABLE_S_PER_ENTRY = 0.6e-6
 # A match worker may keep built trees for its next task up to this share of the task's own peak, so the
 # plan's peak per task includes it (measured in the endgame run: 10x10 tasks peaked at 6.0 GB in a worker
 # against 5.42 GB alone, before the table writer's cut).
@@ -293,9 +298,10 @@ def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, targe
             its *= AUTO_BIG_ITERATIONS
         iterating = its * spi * check_overhead(its)
         rest = entries * (BUILD_S_PER_ENTRY + (TABLE_S_PER_ENTRY if table else 0.0))
+        rest_streamed = entries * (BUILD_S_PER_ENTRY + (STREAMED_TABLE_S_PER_ENTRY if table else 0.0))
         out.append(PlanRow(c, lad, nclass, task_peak_gb(entries, peak, table) * (1 + CACHE_SHARE),
                            nclass * (iterating + rest) / 3600, entries,
-                           nclass * (iterating * STREAM_SLOWDOWN + rest) / 3600))
+                           nclass * (iterating * STREAM_SLOWDOWN + rest_streamed) / 3600))
     return out
 
 
