@@ -392,7 +392,7 @@ class SolverState:
     def _check_shape(self, d) -> None:
         shape = self._shape()
         if not np.array_equal(np.asarray(d["shape"]), shape):
-            raise ValueError(f"checkpoint is for a tree of shape {list(d['shape'])}, this tree is {list(shape)}")
+            raise ValueError(f"checkpoint is for a tree of shape {[int(x) for x in d['shape']]}, this tree is {[int(x) for x in shape]}")
 
     def load_state_dict(self, d) -> None:
         self._check_shape(d)

@@ -439,3 +439,29 @@ def test_auto_chooses_dcfr_plus_from_four_rungs_on_the_real_deck_only():
         assert 0.88 * d.hours < a.hours < 0.95 * d.hours
     assert auto[2].hours == dcfr[2].hours and [r.peak_gb for r in auto] == [r.peak_gb for r in dcfr]
     assert MatchConfig(small).key() == MatchConfig(small, algorithm="dcfr").key()
+
+
+def test_solve_warm_from_a_solved_checkpoint(tmp_path, capsys):
+    """``--warm-from`` starts a cell from a solved cell's regrets (as the match solver does), records it, and
+    refuses what cannot start the run in one line."""
+    one = ["--dealer", "0", "--vira", "Ac", *SMALL, "-q", "--algorithm", "dcfr"]
+    assert main(["solve", "--score", "3,5", *one, "--iterations", "60", "--no-table", "--out", str(tmp_path / "a")]) == 0
+    (ck,) = (tmp_path / "a" / "checkpoints").glob("*.npz")
+    runs = {}
+    for name, extra in (("cold", []), ("warm", ["--warm-from", str(ck)])):
+        argv = ["solve", "--score", "3,5", *one, "--iterations", "1", "--no-table", "--out", str(tmp_path / name)]
+        assert main([*argv, *extra]) == 0
+        runs[name] = json.loads((tmp_path / name / "summary.json").read_text())
+    warm, cold = runs["warm"]["cells"][0], runs["cold"]["cells"][0]
+    assert (warm["warm_start"], warm["warm_iterations"]) == (ck.name, 60)
+    assert (cold["warm_start"], cold["warm_iterations"]) == (None, 0)
+    assert warm["iterations"] == 1  # the count starts afresh: the neighbour's average is not carried over
+    # the solved regrets' strategy is far nearer equilibrium than a first cold iterate
+    assert warm["exploitability"] < 0.5 * cold["exploitability"], (warm["exploitability"], cold["exploitability"])
+    base = ["solve", *one, "--iterations", "1", "--out", str(tmp_path / "x")]
+    several = ["solve", "--score", "3,5", "--dealer", "0", "--vira", "all", "--ranks", "QJKA23", "--suits", "cd",
+               "--iterations", "1", "--out", str(tmp_path / "y"), "--warm-from", str(ck)]
+    one_error_line(capsys, 2, several, "--warm-from", "--vira")
+    one_error_line(capsys, 2, [*base, "--score", "3,5", "--warm-from", str(tmp_path / "nope.npz")],
+                   "--warm-from", "nope.npz")
+    one_error_line(capsys, 2, [*base, "--score", "5,11", "--warm-from", str(ck), "--fresh"], "warm start", ck.name)

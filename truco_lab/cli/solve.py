@@ -74,6 +74,11 @@ def add_parser(sub) -> None:
                          "cell in ~11 GB, more parts kept in memory where there is room); parts go to "
                          "DIR/parts. 0: the whole tree in memory. Default: in memory, or 3 for a cell that "
                          "cannot fit in this machine's memory")
+    so.add_argument("--warm-from", metavar="CKPT",
+                    help="start from a solved neighbour's regrets, as the match solver does: the checkpoint (.npz) "
+                         "of a cell with the same tree (same live ladder, dealer and vira class; streamed at the "
+                         "same --split-depth); needs one --vira card. Ignored when this run's own checkpoint "
+                         "resumes it")
     so.add_argument("--table-min-reach", type=prob, default=0.0, metavar="P",
                     help="leave out information sets the equilibrium reaches with probability below P")
     add_rules_options(so, argentine_options=True)
@@ -93,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
     if rules.pack != "french":
         return _solve_generic(args, rules)
     req = _request(args, rules)
+    _check_warm(args, req)
     _memory_guard(args, rules)
     out = Path(args.out)
     describe = {"rules": rules.to_dict(), "score": list(args.score), "dealer": args.dealer, "prunes": req.prunes,
@@ -185,6 +191,18 @@ def _request(args: argparse.Namespace, rules: RuleSet) -> _Request:
                     ALL_PRUNES if args.prunes == "all" else 0, stop)
 
 
+def _check_warm(args: argparse.Namespace, req: _Request) -> None:
+    """Refuse a ``--warm-from`` that cannot start this run: several vira classes, or no readable file. (Whether
+    its tree is this cell's is known once the tree is built: a checkpoint of another shape fails then.)"""
+    if args.warm_from is None:
+        return
+    if len(req.viras) != 1:
+        raise CliError(f"argument --warm-from: a checkpoint starts one vira class; give --vira CARD, not {req.vira!r}")
+    if not Path(args.warm_from).is_file():
+        raise CliError(f"argument --warm-from: {args.warm_from!r} is not a file (a solved cell's "
+                       "checkpoints/*.npz)")
+
+
 def _memory_guard(args: argparse.Namespace, rules: RuleSet) -> None:
     """Refuse up front a cell this machine cannot hold (the plan's prediction against what is available)."""
     a, b = args.score
@@ -247,7 +265,7 @@ def _run_classes(args: argparse.Namespace, req: _Request, out: Path, describe: d
     cells: list[dict] = []
     for spec, label in specs:
         job = CellJob(spec, req.stop, workdir=str(out), table=not args.no_table, table_min_reach=args.table_min_reach,
-                      resume=True, split_depth=args.split_depth, threads=args.threads)
+                      resume=True, split_depth=args.split_depth, threads=args.threads, warm_from=args.warm_from)
         bar = Progress(f"vira {label} d{args.dealer}", req.stop.target, req.stop.iterations, enabled=not args.quiet)
         try:
             res = run_cell(job, progress=bar)
@@ -287,6 +305,9 @@ def _solve_generic(args: argparse.Namespace, rules: RuleSet) -> int:
     tree (``--tree openspiel``); exploitability is exact either way (best response on that tree)."""
     if args.vira not in (None, "all", "none"):
         raise CliError(f"argument --vira: rule set {rules.name} turns no vira; leave --vira out, got {args.vira!r}")
+    if args.warm_from is not None:
+        raise CliError(f"argument --warm-from: rule set {rules.name} is solved on its own tree here, with no warm "
+                       "start (the paulista family's cells take one)")
     if args.payoff != "points":
         raise CliError(f"argument --payoff: rule set {rules.name} is solved in points (the match solver covers "
                        "the paulista family)")

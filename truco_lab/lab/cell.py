@@ -325,7 +325,10 @@ def _warm_start(solver, path: Path) -> int:
     iteration count start afresh (the neighbour's average belongs to other payoffs). Measured on the
     full-deck eleven row: 33% fewer iterations than cold, never more; carrying the sums and count over too
     saved only 2% and cost up to 2.7x more near the match's end (benchmarks/warm_start.py)."""
-    _load(solver, path, None)
+    try:
+        load_checkpoint(solver, path, None)
+    except ValueError as e:
+        raise CellError(f"warm start: {e} (a warm start needs a checkpoint of a cell with the same tree)") from None
     warm_it = solver.iteration
     solver.reset_averages()
     solver.iteration = 0
