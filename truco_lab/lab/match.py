@@ -194,6 +194,16 @@ TIERS = {
 }
 
 
+# Warm starts (a cell started from the regrets of the last solved cell with the same tree, the match's default):
+# iterations to 1e-3 relative to a cold start, per tier, where a warm start saved a check. Measured in the proxy
+# match equity (stop 43, experiments/update_rules.py --variants <rule>@warm, vira class 0, dealer 1): 7x7 warm
+# from 7x8 70 against 80 cold (DCFR, 11-16% lower at every check); 4x4 warm from 4x5 60 against 60 (DCFR+, equal
+# from iteration 40); 9x9 warm from 9x10 in the real equity 70 against 70 (README, Measured). The full ladder is not
+# measured, so it keeps its cold count; the eleven row's 33% (benchmarks/warm_start.py) is left out too (its
+# cells take ~15 iterations, so the tier is priced by its builds).
+WARM_ITERATIONS = {3: 70 / 80}
+
+
 # Rule sets whose trees differ from paulista's, per vira class: (entries, s/iteration, peak memory) relative to
 # the tiers above, measured on the 7x7 cell (ladder 2-4-8 against paulista's 1-3-6) with benchmarks/solvers.py
 # --rules mineiro. Mineiro, one class and no face-down plays: 86.2 M entries (paulista 157 M), 3.47 s/iteration
@@ -278,13 +288,15 @@ def check_overhead(iterations: float, check_every: int = 5) -> float:
 
 
 def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, target: float = 1e-3,
-         table: bool = True, algorithm: str = AUTO) -> list[PlanRow]:
+         table: bool = True, algorithm: str = AUTO, warm: bool = True) -> list[PlanRow]:
     """Predicted cost of each cell: live ladder, peak memory of one (cell, vira class) task (writing its
     strategy table unless ``table`` is false), CPU-hours. The tiers' iterations are DCFR's; a cell that
-    ``algorithm`` solves with DCFR+ takes :data:`AUTO_BIG_ITERATIONS` of them."""
+    ``algorithm`` solves with DCFR+ takes :data:`AUTO_BIG_ITERATIONS` of them, and with ``warm`` starts a
+    cell after the first of its tree (``cells`` in solving order) takes :data:`WARM_ITERATIONS` of them."""
     nclass = len(vira_classes(rules))
     full = len(rules.deck) == 40
     out = []
+    seen: set[str] = set()  # structure keys already solved: the cells after them start warm
     for c in cells:
         lad = live_ladder(rules, c, prunes)
         tier = len(lad) if len(lad) > 1 or lad[0] == 1 else 1
@@ -298,6 +310,10 @@ def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, targe
         its = iters * (1e-3 / target) ** (1 / 1.8)
         if cell_algorithm(algorithm, rules, lad) == AUTO_BIG and len(lad) >= AUTO_BIG_RUNGS:
             its *= AUTO_BIG_ITERATIONS
+        key = CellSpec.make(rules, *c, 0, prunes=prunes).structure_key()
+        if warm and key in seen:
+            its *= WARM_ITERATIONS.get(tier, 1.0)
+        seen.add(key)
         iterating = its * spi * check_overhead(its)
         rest = entries * (BUILD_S_PER_ENTRY + (TABLE_S_PER_ENTRY if table else 0.0))
         rest_streamed = entries * (BUILD_S_PER_ENTRY + (STREAMED_TABLE_S_PER_ENTRY if table else 0.0))

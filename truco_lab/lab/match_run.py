@@ -44,7 +44,7 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
     GB per node) the simulated wall time of the level-by-level driver there."""
 
     file = file or sys.stdout
-    rows = plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table, cfg.algorithm)
+    rows = plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table, cfg.algorithm, cfg.warm_start)
     if auto_threads and cluster is None:  # the plan of the run this machine would do
         cfg = replace(cfg, threads=local_shape(cfg, rows, workers, auto_threads=True)[1])
     print(f"{'cell':>10} {'ladder':>14} {'classes':>7} {'peak/task':>10} {'CPU-h':>9}", file=file)
@@ -220,7 +220,7 @@ def _run_match(cfg: MatchConfig, which, out: str | Path, *, executor: str = "loc
         describe["algorithm"] = "dcfr"
     claim(out, "match", cfg.key(), describe, resume=resume, fresh=fresh)
     nclass = len(vira_classes(cfg.rules))
-    rows = plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table, cfg.algorithm)
+    rows = plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table, cfg.algorithm, cfg.warm_start)
     if executor == "local":
         workers, threads = local_shape(cfg, rows, workers, auto_threads=auto_threads,
                                        notify=lambda m: print(m, file=sys.stderr))
