@@ -11,7 +11,7 @@ import pyspiel
 import pytest
 
 import truco_lab  # noqa: F401  registers the games
-from truco_lab.abstraction.tree import ALL_PRUNES, CAP_RAISES, DROP_DOMINATED_HIDE, build_cell
+from truco_lab.abstraction.tree import ALL_PRUNES, CAP_OWN_RAISES, CAP_RAISES, DROP_DOMINATED_HIDE, build_cell
 from truco_lab.lab.cell import CellJob, CellSpec, Stop, run_cell
 from truco_lab.lab.executors import InlineExecutor
 from truco_lab.lab.match import MatchConfig, canonical, plan, select_cells, successors, worst_path_bound
@@ -46,8 +46,11 @@ def test_cell_spec_hash_is_stable_and_sees_every_field():
     # the per-tier default (auto) solves small decks as DCFR did, so it keeps their key; on the real deck it
     # chooses DCFR+ where the ladder reaches 9, so a new key there, and DCFR's old key stays DCFR's
     assert MatchConfig(SMALL).key() == "4b3e68981391788d" == MatchConfig(SMALL, algorithm="dcfr").key()
-    assert MatchConfig(PAULISTA, algorithm="dcfr").key() == "9efc5f1c55a8446f"
-    assert MatchConfig(PAULISTA).key() == "5df42b7a652aa894"
+    before = ALL_PRUNES & ~CAP_OWN_RAISES
+    assert MatchConfig(PAULISTA, prunes=before, algorithm="dcfr").key() == "9efc5f1c55a8446f"
+    assert MatchConfig(PAULISTA, prunes=before).key() == "5df42b7a652aa894"
+    # cap_own_raises (stop 44) gives the real deck's lopsided cells smaller trees, so its runs new keys
+    assert MatchConfig(PAULISTA).key() == "d19e6f2cb4a39667" != MatchConfig(PAULISTA, algorithm="dcfr").key()
     others = [CellSpec.make(SMALL, 3, 6, 0, 0), CellSpec.make(SMALL, 3, 5, 1, 0), CellSpec.make(SMALL, 5, 3, 0, 0),
               CellSpec.make(SMALL, 3, 5, 0, 0, prunes=0), CellSpec.make(SMALL, 3, 5, 0, 0, algorithm="cfr+"),
               CellSpec.make(PAULISTA.with_deck("7QJKA23", "c"), 3, 5, 0, 0)]
@@ -80,6 +83,15 @@ def grid(small_grid):
     """The whole small-variant grid (shared with the lab tests: tests/conftest.py)."""
     assert small_grid[1].rules == SMALL
     return small_grid
+
+
+def test_grid_equities_rise_with_each_players_own_score(grid):
+    """What cap_own_raises needs to keep a cell's value in match equity: more points never hurt their winner."""
+    _, _, state, _ = grid
+    for d in (0, 1):
+        for b in range(12):
+            row = [state.equity.value(a, b, d) for a in range(12)] + [1.0]
+            assert all(x <= y + 1e-6 for x, y in zip(row[:-1], row[1:], strict=True)), (b, d, row)
 
 
 def test_grid_equities_are_probabilities_with_seat_symmetry(grid):

@@ -395,7 +395,7 @@ def test_a_run_begun_under_the_old_default_continues_with_it(tmp_path, capsys):
     """auto picks DCFR+ for the real deck's 4x4 (ladder 1-3-6-9); a folder begun when DCFR was every cell's
     default is the same run for it (it says so and continues with DCFR), never "another run"."""
     from solvers.storage import stable_hash
-    from truco_lab.abstraction.tree import ALL_PRUNES
+    from truco_lab.abstraction.tree import ALL_PRUNES, CAP_OWN_RAISES
     from truco_lab.lab.match import MatchConfig
     from truco_lab.rules.ruleset import PAULISTA
 
@@ -412,13 +412,49 @@ def test_a_run_begun_under_the_old_default_continues_with_it(tmp_path, capsys):
 
     solve = ["solve", "--score", "4,4", "--dealer", "1", "--vira", "7d", "--iterations", "1", "--out",
              str(tmp_path / "s"), "--ignore-memory-check", "--no-table", "--split-depth", "0", "-q"]
-    describe = {"rules": PAULISTA.to_dict(), "score": [4, 4], "dealer": 1, "prunes": ALL_PRUNES, "payoff": "points",
+    # 4x4 is not lopsided, so its prunes are keyed as they were before cap_own_raises
+    describe = {"rules": PAULISTA.to_dict(), "score": [4, 4], "dealer": 1, "prunes": ALL_PRUNES & ~CAP_OWN_RAISES,
+                "payoff": "points",
                 "algorithm": "dcfr", "equity": None}
     _begun_with_dcfr(tmp_path / "s", "solve", describe, stable_hash(describe))
     assert main(solve) == 2
     err = capsys.readouterr().err
     assert "was begun with DCFR" in err and "holds this run already" in err
     one_error_line(capsys, 2, [*solve, "--algorithm", "dcfr+"], "another run", "algorithm 'dcfr' there, 'dcfr+' now")
+
+
+def test_a_run_begun_before_the_leaders_raises_were_capped_continues_on_its_trees(tmp_path, capsys):
+    """cap_own_raises (stop 44) changes the trees of lopsided cells, so the keys of runs that solve them: a folder
+    begun before it (prunes without it, and DCFR, the default then) is the same run and continues so."""
+    from solvers.storage import stable_hash
+    from truco_lab.abstraction.tree import ALL_PRUNES, CAP_OWN_RAISES
+    from truco_lab.lab.match import MatchConfig
+    from truco_lab.rules.ruleset import PAULISTA
+
+    before = ALL_PRUNES & ~CAP_OWN_RAISES
+    out = tmp_path / "m"
+    describe = {"kind": "match", "rules": PAULISTA.to_dict(), "prunes": before, "algorithm": "dcfr"}
+    _begun_with_dcfr(out, "match", describe, MatchConfig(PAULISTA, prunes=before, algorithm="dcfr").key())
+    match = ["match", "--cells", "11,11", "--out", str(out), "-q"]
+    assert main(match) == 2
+    err = capsys.readouterr().err
+    assert "begun with DCFR on every cell" in err and "before the leading player's raises were capped" in err
+    assert "holds this run already" in err
+    assert json.loads((out / "run.json").read_text())["describe"]["prunes"] == before  # untouched
+
+    # a lopsided cell's solve: the prune bites there, so the old run is recognised by its prunes
+    s = tmp_path / "s"
+    solve = ["solve", "--score", "0,9", "--dealer", "1", "--vira", "7d", "--iterations", "1", "--out", str(s),
+             "--ignore-memory-check", "--no-table", "--split-depth", "0", "-q", "--algorithm", "dcfr"]
+    describe = {"rules": PAULISTA.to_dict(), "score": [0, 9], "dealer": 1, "prunes": before, "payoff": "points",
+                "algorithm": "dcfr", "equity": None}
+    _begun_with_dcfr(s, "solve", describe, stable_hash(describe))
+    assert main(solve) == 2
+    err = capsys.readouterr().err
+    assert "before the leading player's raises were capped" in err and "holds this run already" in err
+    # the same command on a fresh folder is keyed with the prune (another run than the old folder's)
+    fresh = {**describe, "prunes": ALL_PRUNES}
+    assert stable_hash(fresh) != stable_hash(describe)
 
 
 def test_auto_chooses_dcfr_plus_from_four_rungs_on_the_real_deck_only():

@@ -59,8 +59,20 @@ HIDDEN = N_ACTIONS  # public code of "a card played face down" (identity not pub
 DROP_CONCEDE = 1
 DROP_DOMINATED_HIDE = 2
 CAP_RAISES = 4
-ALL_PRUNES = DROP_CONCEDE | DROP_DOMINATED_HIDE | CAP_RAISES
-PRUNE_NAMES = {"drop_concede": DROP_CONCEDE, "drop_dominated_hide": DROP_DOMINATED_HIDE, "cap_raises": CAP_RAISES}
+# A raise by a player whose own win at the stake standing would already win the match, once someone has raised
+# (so no one else may raise after it is declined): it cannot gain, and pruning it keeps the game's value when
+# the payoffs rise with the winner's points (README, *Implementation notes*, "Stop 44").
+CAP_OWN_RAISES = 8
+ALL_PRUNES = DROP_CONCEDE | DROP_DOMINATED_HIDE | CAP_RAISES | CAP_OWN_RAISES
+PRUNE_NAMES = {"drop_concede": DROP_CONCEDE, "drop_dominated_hide": DROP_DOMINATED_HIDE, "cap_raises": CAP_RAISES,
+               "cap_own_raises": CAP_OWN_RAISES}
+
+
+@nb.njit(cache=True, inline="always")
+def _own_capped(s, player, target) -> bool:
+    """Whether CAP_OWN_RAISES takes ``player``'s raises away at state ``s``: someone has raised (so if
+    ``player`` does not raise, no one raises again) and ``player`` winning at the stake standing wins the match."""
+    return E.last_raiser(s) >= 0 and E.score(s, player) + E.stake(s) >= target
 
 
 @nb.njit(cache=True)
@@ -196,6 +208,8 @@ def _build_kernel(r, root, lvl_cards, card_level, hand_packed, nlev, prunes, roo
             if a >= A_RAISE and a < A_RAISE + 4 and (prunes & CAP_RAISES) != 0:
                 if lowscore + E.stake(s) >= target:
                     continue
+            if a >= A_RAISE and a < A_RAISE + 4 and (prunes & CAP_OWN_RAISES) != 0 and _own_capped(s, p, target):
+                continue
             pub[npub] = a
             npub += 1
         nfixed = npub
@@ -225,6 +239,8 @@ def _build_kernel(r, root, lvl_cards, card_level, hand_packed, nlev, prunes, roo
                 elif E.nrounds(s) == 2:
                     opp_can = E.next_raise_index(s, r, q) > 0
                     if opp_can and (prunes & CAP_RAISES) != 0 and lowscore + E.value(s) >= target:
+                        opp_can = False
+                    if opp_can and (prunes & CAP_OWN_RAISES) != 0 and _own_capped(s, q, target):
                         opp_can = False
                     if not opp_can:
                         hide = False
@@ -377,6 +393,24 @@ def _build_kernel(r, root, lvl_cards, card_level, hand_packed, nlev, prunes, roo
             el_hand[:nel], el_entry[:nel], fr_node[:nfr], fr_state[:nfr], el_rem[:nel])
 
 
+def own_capped_stakes(rules: RuleSet, score0: int, score1: int, prunes: int = ALL_PRUNES) -> tuple[int, ...]:
+    """The stakes from which :data:`CAP_OWN_RAISES` takes the leading player's raises away at this start
+    (those the lower score's cap leaves and the rules allow): empty where that prune changes nothing."""
+    t = rules.target
+    if not prunes & CAP_OWN_RAISES or not rules.raise_to_win or (rules.mao_de_onze and t - 1 in (score0, score1)):
+        return ()
+    low, high = min(score0, score1), max(score0, score1)
+    # a stake after a raise, with a rung above it, that the lower score's cap leaves open (else no one raises)
+    open_ = [s for s in rules.ladder[1:-1] if not (prunes & CAP_RAISES and low + s >= t)]
+    return tuple(s for s in open_ if high + s >= t)
+
+
+def effective_prunes(rules: RuleSet, score0: int, score1: int, prunes: int) -> int:
+    """``prunes`` without :data:`CAP_OWN_RAISES` where it changes nothing (cells it does not touch keep the
+    keys they had before that prune existed)."""
+    return prunes if own_capped_stakes(rules, score0, score1, prunes) else prunes & ~CAP_OWN_RAISES
+
+
 def _prune_mask(prunes: dict) -> int:
     bad = set(prunes) - set(PRUNE_NAMES)
     if bad:
@@ -469,6 +503,7 @@ def _cell_inputs(rules: RuleSet, score0, score1, dealer, vira_class, prunes, pay
     if isinstance(prunes, dict):
         prunes = _prune_mask(prunes)
     check_cell_args(rules, score0, score1, dealer)
+    prunes = effective_prunes(rules, score0, score1, prunes)
     if not sees_own_cards(rules, (score0, score1)):
         raise ValueError(f"{rules.name} {score0}x{score1}: the iron hand is played blind (no decisions, cards "
                          "flipped in dealt order); there is nothing to solve, its value is the deal's chance")

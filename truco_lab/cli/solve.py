@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +17,7 @@ from solvers.storage import available_memory_gb, stable_hash, total_memory_gb, w
 from solvers.tree import estimate_tree_size
 from truco_lab.abstraction.levels import ViraClass, vira_class_of, vira_classes
 from truco_lab.abstraction.payoff import units
-from truco_lab.abstraction.tree import ALL_PRUNES
+from truco_lab.abstraction.tree import ALL_PRUNES, CAP_OWN_RAISES, effective_prunes
 from truco_lab.cli.common import (
     CliError,
     add_rules_options,
@@ -104,11 +104,20 @@ def run(args: argparse.Namespace) -> int:
     describe = {"rules": rules.to_dict(), "score": list(args.score), "dealer": args.dealer, "prunes": req.prunes,
                 "payoff": args.payoff, "algorithm": args.algorithm,
                 "equity": req.equity.key() if req.equity is not None else None}
-    if args.algorithm != "dcfr" and args.auto_algorithm and not args.fresh \
-            and as_begun(out, "solve", describe, "algorithm", "dcfr") == "dcfr":
-        print(f"{PROG}: {out} was begun with DCFR (the default before DCFR+ on cells whose ladder reaches 9); "
-              "continuing it so (another --out, or --fresh to start it over, for the new default)", file=sys.stderr)
-        args.algorithm = describe["algorithm"] = "dcfr"
+    formers = {}
+    if args.algorithm != "dcfr" and args.auto_algorithm:
+        formers["algorithm"] = "dcfr"  # the default before DCFR+ on cells whose ladder reaches 9
+    if req.prunes & CAP_OWN_RAISES:
+        formers["prunes"] = req.prunes & ~CAP_OWN_RAISES  # before the leading player's raises were capped
+    begun = {} if args.fresh else as_begun(out, "solve", describe, formers)
+    if begun:
+        why = {"algorithm": "with DCFR (the default before DCFR+ on cells whose ladder reaches 9)",
+               "prunes": "before the leading player's raises were capped (cap_own_raises)"}
+        print(f"{PROG}: {out} was begun {' and '.join(why[f] for f in begun)}; continuing it so (another --out, "
+              "or --fresh to start it over, for the new defaults)", file=sys.stderr)
+        describe.update(begun)
+        args.algorithm = describe["algorithm"]
+        req = replace(req, prunes=describe["prunes"])
     try:
         claim(out, "solve", stable_hash(describe), describe, resume=args.resume, fresh=args.fresh)
     except RunError as e:
@@ -187,8 +196,9 @@ def _request(args: argparse.Namespace, rules: RuleSet) -> _Request:
                     checkpoint_every=args.checkpoint_every)
     except ValueError as e:
         raise CliError(str(e)) from None
-    return _Request(rules, viras, "all" if vira_arg.lower() == "all" else viras[0][1], equity,
-                    ALL_PRUNES if args.prunes == "all" else 0, stop)
+    # prunes as the cell has them (those that change nothing there left out, so its run keeps its key)
+    prunes = effective_prunes(rules, *args.score, ALL_PRUNES if args.prunes == "all" else 0)
+    return _Request(rules, viras, "all" if vira_arg.lower() == "all" else viras[0][1], equity, prunes, stop)
 
 
 def _check_warm(args: argparse.Namespace, req: _Request) -> None:

@@ -27,7 +27,15 @@ from solvers.api import load_checkpoint, run
 from solvers.storage import available_memory_gb, peak_rss_gb, read_json, reset_peak_rss, stable_hash, write_json
 from solvers.vector import VectorSolver
 from truco_lab.abstraction.payoff import PAYOFFS, continuation_utilities, points_utilities, units
-from truco_lab.abstraction.tree import ALL_PRUNES, CAP_RAISES, build_cell, check_cell_args, vira_class_at
+from truco_lab.abstraction.tree import (
+    ALL_PRUNES,
+    CAP_RAISES,
+    build_cell,
+    check_cell_args,
+    effective_prunes,
+    own_capped_stakes,
+    vira_class_at,
+)
 from truco_lab.rules.ruleset import RuleSet
 
 OFFLOAD_SLOTS = 2_000_000  # trees bigger than this keep navigation arrays memory-mapped, not resident
@@ -73,6 +81,7 @@ class CellSpec:
                 u = continuation_utilities(rules, score0, score1, dealer, codes, equity.value)
             except KeyError as e:
                 raise CellError(f"cell {score0}x{score1} dealer {dealer}: {e.args[0]}") from None
+        prunes = effective_prunes(rules, score0, score1, prunes)
         return cls(rules, int(score0), int(score1), int(dealer), int(vira_class), int(prunes), payoff,
                    tuple(float(x) for x in u), algorithm)
 
@@ -92,8 +101,12 @@ class CellSpec:
         on11 = (self.score0 == t - 1, self.score1 == t - 1) if self.rules.mao_de_onze else (False, False)
         # raises are capped by the lower score (cap_raises) unless someone is on 11 (no raises at all)
         low = min(self.score0, self.score1) if (self.prunes & CAP_RAISES) and not any(on11) else -1
-        return stable_hash({"rules": self.rules.to_dict(), "dealer": self.dealer, "vira_class": self.vira_class,
-                            "prunes": self.prunes, "on11": on11, "low": low})
+        what = {"rules": self.rules.to_dict(), "dealer": self.dealer, "vira_class": self.vira_class,
+                "prunes": self.prunes, "on11": on11, "low": low}
+        own = own_capped_stakes(self.rules, self.score0, self.score1, self.prunes)
+        if own:  # the leading player's raises capped too: which player, and from which stakes
+            what["own"] = [int(self.score1 > self.score0), list(own)]
+        return stable_hash(what)
 
     @property
     def name(self) -> str:

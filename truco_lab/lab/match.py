@@ -30,7 +30,7 @@ import numpy as np
 from solvers.storage import stable_hash
 from truco_lab.abstraction.levels import blind_hand_value, vira_classes
 from truco_lab.abstraction.payoff import continuation_utilities, successor
-from truco_lab.abstraction.tree import ALL_PRUNES, CAP_RAISES
+from truco_lab.abstraction.tree import ALL_PRUNES, CAP_OWN_RAISES, CAP_RAISES, own_capped_stakes
 from truco_lab.lab.cell import CellJob, CellResult, CellSpec, Stop, candidate_codes
 from truco_lab.lab.equity import EquityTable
 from truco_lab.rules.ruleset import RuleSet, sees_own_cards
@@ -126,18 +126,28 @@ def levels(cells: list[ScoreCell]) -> list[list[ScoreCell]]:
 
 
 def live_ladder(rules: RuleSet, cell: ScoreCell, prunes: int = ALL_PRUNES) -> tuple[int, ...]:
-    """The stakes a hand at ``cell`` can reach (raises capped once the stake already decides the match)."""
+    """The stakes a hand at ``cell`` can reach: raises are capped once the stake already decides the match
+    (``cap_raises``), and the leading player's once it decides it for them (``cap_own_raises``); raises
+    alternate between the players."""
     a, b, _ = cell
     t = rules.target
     if rules.mao_de_onze and t - 1 in (a, b):
         return (rules.eleven_eleven_value,) if a == b else (rules.eleven_value,)
-    low = min(a, b)
-    out = [rules.ladder[0]]
-    for nxt in rules.ladder[1:]:
-        if (prunes & CAP_RAISES) and low + out[-1] >= t:
-            break
-        out.append(nxt)
-    return tuple(out)
+    lad, low = rules.ladder, min(a, b)
+    own = own_capped_stakes(rules, a, b, prunes)
+
+    def may(leader: bool, i: int) -> bool:  # may the leading (or the other) player raise from rung i?
+        if i + 1 >= len(lad) or ((prunes & CAP_RAISES) and low + lad[i] >= t):
+            return False
+        return not (leader and lad[i] in own)
+
+    top = 0
+    for leader in (True, False):  # who raises first
+        i = 0
+        while may(leader, i):
+            i, leader = i + 1, not leader
+        top = max(top, i)
+    return tuple(lad[:top + 1])
 
 
 AUTO = "auto"
@@ -192,6 +202,22 @@ TIERS = {
     # of vira 7d with the default DCFR+ reached 1e-3 at iteration 66 (stop 39), so DCFR's 66 / 0.88 = 75
     5: (1.067e9, 23.0, 43.0, 75, False),
 }
+
+
+# Cells where cap_own_raises takes some of the leading player's raises away (stop 44), per vira class of the real
+# deck, by (live rungs, rungs the leader may not raise from): entries measured with build_cell / build_split
+# (vira class 0, dealer 1). Trees of one shape are identical: 6x9, 6x10, 8x9, 3x9, 0x9 and 0x10 all have 98,300,044
+# entries (the leader raises only from 1, so no stake passes 6). Seconds and peak scale with entries from the tier
+# of the same live rungs (its ns per entry); iterations are that tier's (not measured on these trees).
+OWN_CAPPED_ENTRIES = {(3, 1): 98.3e6, (4, 1): 306.2e6, (5, 1): 716.2e6}
+
+
+def tree_shape(rules: RuleSet, cell: ScoreCell, prunes: int = ALL_PRUNES) -> tuple[int, int]:
+    """(live rungs, rungs of them the leading player may not raise from): cells of one shape build trees of
+    one size (the plan's unit of cost)."""
+    lad = live_ladder(rules, cell, prunes)
+    own = own_capped_stakes(rules, cell[0], cell[1], prunes)
+    return len(lad), sum(1 for s in lad[1:-1] if s in own)
 
 
 # Warm starts (a cell started from the regrets of the last solved cell with the same tree, the match's default):
@@ -301,6 +327,10 @@ def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, targe
         lad = live_ladder(rules, c, prunes)
         tier = len(lad) if len(lad) > 1 or lad[0] == 1 else 1
         entries, spi, peak, iters, _ = TIERS[min(tier, 5)]
+        shape = tree_shape(rules, c, prunes)
+        if full and shape in OWN_CAPPED_ENTRIES:  # a smaller tree than its tier's: the same cost per entry
+            f = OWN_CAPPED_ENTRIES[shape] / entries
+            entries, spi, peak = entries * f, spi * f, peak * f
         if not full:  # small decks: scale by the deck's hand count (cheap and rough)
             scale = (len(rules.deck) / 40) ** 6
             entries, spi, peak = entries * scale, spi * scale, 0.3 + peak * scale
@@ -340,6 +370,13 @@ class MatchConfig:
     warm_start: bool = True
     stream_over_gb: float = float("inf")  # cells predicted to need more in memory are streamed (--split-depth 3)
     threads: int = 1  # per worker (the pool's workers already use the cores)
+
+    def __post_init__(self) -> None:
+        # cap_own_raises only where it bites at some score of this rule set's grid: elsewhere (short ladders,
+        # seed 001's rule) it changes no tree, so a run keeps the key it had before that prune existed
+        t = self.rules.target
+        if not any(own_capped_stakes(self.rules, a, b, self.prunes) for a in range(t) for b in range(t)):
+            object.__setattr__(self, "prunes", self.prunes & ~CAP_OWN_RAISES)
 
     def key(self) -> str:
         return stable_hash({"kind": "match", "rules": self.rules.to_dict(), "prunes": self.prunes,

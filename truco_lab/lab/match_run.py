@@ -19,7 +19,7 @@ import numpy as np
 
 from solvers.storage import available_memory_gb, total_memory_gb, write_json
 from truco_lab.abstraction.levels import vira_classes
-from truco_lab.abstraction.tree import ALL_PRUNES
+from truco_lab.abstraction.tree import ALL_PRUNES, CAP_OWN_RAISES
 from truco_lab.lab.executors import make_executor
 from truco_lab.lab.match import (
     AUTO,
@@ -210,14 +210,20 @@ def _run_match(cfg: MatchConfig, which, out: str | Path, *, executor: str = "loc
     out = Path(out)  # a script may pass a string; claim() and the cell folders need a Path
     cells = select_cells(cfg.rules, which)
     describe = {"kind": "match", "rules": cfg.rules.to_dict(), "prunes": cfg.prunes, "algorithm": cfg.algorithm}
-    if cfg.algorithm == AUTO and not fresh and as_begun(out, "match", describe, "algorithm", "dcfr") == "dcfr" \
-            and auto_differs(cfg.rules):
-        # begun when DCFR was every cell's default: its cells, checkpoints and key stay DCFR's
-        print(f"{out}: this run was begun with DCFR on every cell (the default before DCFR+ on the 1-3-6-9 and "
-              "full-ladder cells); continuing it so (another --out, or --fresh to start it over, for the new default)",
-              file=sys.stderr)
-        cfg = replace(cfg, algorithm="dcfr")
-        describe["algorithm"] = "dcfr"
+    formers = {}
+    if cfg.algorithm == AUTO and auto_differs(cfg.rules):
+        formers["algorithm"] = "dcfr"  # the default before DCFR+ on the 1-3-6-9 and full-ladder cells
+    if cfg.prunes & CAP_OWN_RAISES:
+        formers["prunes"] = cfg.prunes & ~CAP_OWN_RAISES  # before the leading player's raises were capped
+    begun = {} if fresh else as_begun(out, "match", describe, formers)
+    if begun:
+        # its cells and checkpoints stay as they began
+        why = {"algorithm": "with DCFR on every cell (the default before DCFR+ on the 1-3-6-9 and full-ladder cells)",
+               "prunes": "before the leading player's raises were capped (cap_own_raises)"}
+        print(f"{out}: this run was begun {' and '.join(why[f] for f in begun)}; continuing it so (another --out, or "
+              "--fresh to start it over, for the new defaults)", file=sys.stderr)
+        cfg = replace(cfg, **begun)
+        describe.update(begun)
     claim(out, "match", cfg.key(), describe, resume=resume, fresh=fresh)
     nclass = len(vira_classes(cfg.rules))
     rows = plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table, cfg.algorithm, cfg.warm_start)

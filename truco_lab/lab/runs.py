@@ -77,18 +77,17 @@ def claim(out: Path, kind: str, key: str, describe: dict, *, resume: bool, fresh
     return True
 
 
-def as_begun(out: Path, kind: str, describe: dict, field: str, former) -> object:
-    """``describe[field]``, unless ``out`` holds a ``kind`` run that differs from ``describe`` only in
-    ``field``, set there to ``former`` (what a default was before it changed): then ``former``, so a run
-    begun under the old default continues as it began instead of being refused as another run."""
+def as_begun(out: Path, kind: str, describe: dict, formers: dict) -> dict:
+    """The fields of ``formers`` (field -> what a default was before it changed) that ``out``'s ``kind`` run
+    was begun with, when those are all it differs in from ``describe``: such a run continues as it began
+    instead of being refused as another run. Empty when ``out`` holds no such run."""
     try:
         old = read_json(Path(out) / "run.json", "run file")
     except (OSError, ValueError):
-        return describe[field]
+        return {}
     there = old.get("describe", {}) if old.get("kind") == kind else {}
-    if there.get(field) == former and {**there, field: describe[field]} == describe:
-        return former
-    return describe[field]
+    begun = {f: v for f, v in formers.items() if f in there and there[f] == v and describe.get(f) != v}
+    return begun if begun and {**describe, **begun} == there else {}
 
 
 _LOCKS: dict[str, object] = {}  # run folder -> the open lock file this process holds
