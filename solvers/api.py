@@ -11,7 +11,7 @@ import numpy as np
 
 from solvers.cfr import CFRSolver
 from solvers.storage import atomic_write, rss_gb
-from solvers.tree import NATIVE_BUILDERS, GameTree, build_openspiel_tree
+from solvers.tree import FORCED, NATIVE_BUILDERS, GameTree, build_openspiel_tree
 from solvers.vector import SubgameSolver
 
 TREE_BUILDERS = ("auto", "native", "openspiel")
@@ -83,6 +83,8 @@ class SolveResult:
                 for a, slot in route.items():
                     if slot >= 0:
                         pol.action_probability_array[row, a] = avgs[part][slot] / share[slot]
+                    elif slot == FORCED:
+                        pol.action_probability_array[row, a] = 1.0
             pol.off_tree_states = off
             if off:
                 msg = (f"{off} of {len(pol.states)} information states lie off the solved tree (after actions its "

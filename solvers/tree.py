@@ -29,6 +29,9 @@ import numpy as np
 TERMINAL = 0
 CHANCE = 1
 DECISION = 2
+FORCED = -2
+"""A route's slot for the one action a source's extension of the solution plays with probability 1 at a state
+off the solved tree (e.g. accepting a raise the tree prunes as one no player gains by)."""
 
 
 @dataclass
@@ -206,7 +209,7 @@ class TreeSource(Protocol):
 
     def route(self, tree: VectorTree, state: Any) -> dict[int, int] | None:
         """For an OpenSpiel state of this subgame: action id -> slot (-1: no slot; actions sharing a slot
-        are equivalent and split its probability evenly);
+        are equivalent and split its probability evenly; :data:`FORCED`: played with probability 1);
         ``None`` if the state belongs to another subgame; ``KeyError`` if it lies
         after an action the tree pruned."""
         ...

@@ -87,24 +87,30 @@ def test_the_prune_keeps_the_value(payoff, max_stake, score):
     assert abs(v1 - v2) <= 2 * (e1 + e2) + 1e-7, out
 
 
-@pytest.mark.slow
-def test_the_prune_keeps_the_exact_lp_value():
-    """OpenSpiel's whole game at 5x9 (max stake 6, no prune anywhere), solved exactly by the sequence-form LP,
-    against the native tree with every prune."""
-    from test_lp_reference import lp_value
+def test_a_pruned_raise_is_accepted_and_play_goes_on_as_if_not_made():
+    """The solution's extension off the tree: a raise the tree prunes (the player on 9 raising back to 6) is
+    accepted with probability 1 (in the bots and the OpenSpiel export alike), and the hand goes on on the solved tree."""
+    from solvers import solve
+    from solvers.tree import FORCED
+    from truco_lab.abstraction.tree import slot_probabilities
+    from truco_lab.rules.cards import A_ACCEPT, A_RAISE
 
-    g = pyspiel.load_game("truco_paulista", {"ranks": "7QJKA23", "suits": "c", "max_stake": 6, "dealer": 0,
+    g = pyspiel.load_game("truco_paulista", {"ranks": "7QJKA23", "suits": "c", "max_stake": 6, "dealer": 1,
                                              "score0": 5, "score1": 9})
-    exact = lp_value(g)
-    rules = SEVEN.with_max_stake(6)
-    assert own_capped_stakes(rules, 5, 9) == (3,)
-    v = 0.0
-    for vc in vira_classes(rules):
-        s = VectorSolver(build_cell(rules, 5, 9, 0, vc), "dcfr")
-        s.iterate(500)
-        assert s.exploitability() < 1e-5
-        v += vc.weight * s.game_value()
-    assert abs(v - exact) < 1e-4, (v, exact)
+    r = solve(g, algorithm="dcfr", iterations=20)
+    tree = r.solver.trees[0]
+    st = g.new_initial_state()
+    while st.is_chance_node():
+        st.apply_action(st.chance_outcomes()[0][0])
+    st.apply_action(A_RAISE)  # player 0 (on 5) calls truco: in the tree
+    assert tree.source.route(tree, st)[A_RAISE + 1] == -1  # raising back to 6 is pruned for the player on 9
+    st.apply_action(A_RAISE + 1)  # a human on 9 raises back anyway
+    route = tree.source.route(tree, st)
+    assert route[A_ACCEPT] == FORCED and sorted(route.values()) == [FORCED, -1]
+    assert slot_probabilities(route, r.solver.solvers[0].average_strategy())[A_ACCEPT] == 1.0
+    st.apply_action(A_ACCEPT)
+    cards = tree.source.route(tree, st)  # player 0 leads the first card, as after an accepted truco
+    assert st.current_player() == 0 and len(cards) == 3 and min(cards.values()) >= 0
 
 
 def test_the_plan_prices_a_capped_cell_by_its_own_tree():

@@ -36,7 +36,7 @@ import numpy as np
 
 from solvers.signals import deferred_signals
 from solvers.tables import TableSchema, small_unique
-from solvers.tree import VectorTree
+from solvers.tree import FORCED, VectorTree
 from truco_lab.abstraction.levels import (
     ViraClass,
     _hands,
@@ -50,7 +50,7 @@ from truco_lab.abstraction.levels import (
 )
 from truco_lab.abstraction.payoff import outcome_code
 from truco_lab.rules import engine as E
-from truco_lab.rules.cards import A_DOWN, A_RAISE, A_UP, N_ACTIONS, card_str
+from truco_lab.rules.cards import A_ACCEPT, A_DOWN, A_RAISE, A_UP, N_ACTIONS, card_str
 from truco_lab.rules.ruleset import PAULISTA, RuleSet, check_start, sees_own_cards
 
 HIDDEN = N_ACTIONS  # public code of "a card played face down" (identity not public)
@@ -859,11 +859,24 @@ def _hidden_walk(ioff, inact, inode, nlist, ninfo, actor, elem_entry, entry_acti
         hid[el] = h
 
 
+class PrunedRaise(Exception):
+    """The player to act faces a raise the solved tree prunes (``cap_raises`` / ``cap_own_raises``): one no
+    player gains by, so the solution's extension accepts it and plays on as if it had not been made."""
+
+
+def _is_raise(a: int) -> bool:
+    return A_RAISE <= a < A_RAISE + 4
+
+
 def locate(tree: VectorTree, player: int, cards, actions) -> int:
     """Information set of ``player`` holding ``cards`` (ids) after ``actions`` ([(player, action id)]).
 
-    Raises ``KeyError`` naming the first action the solved tree does not
-    contain (a pruned, dominated action) or ``ValueError`` for inconsistent input.
+    A raise the tree prunes as one no player gains by (``cap_raises``, ``cap_own_raises``) is read as not
+    made (as accepting the raise it answered, if one was pending) and its acceptance as not needed: the
+    solution's extension off the tree, which those prunes' argument shows loses nothing. Raises
+    :class:`PrunedRaise` when ``player`` must answer such a raise (the extension accepts), ``KeyError``
+    naming the first action the solved tree does not contain (another pruned, dominated action) and
+    ``ValueError`` for inconsistent input.
     """
     card_level = hand_levels(tree.source.vira_class).card_level
     lvl_cards = hand_levels(tree.source.vira_class).lvl_cards
@@ -873,36 +886,60 @@ def locate(tree: VectorTree, player: int, cards, actions) -> int:
         raise ValueError(f"cards {[card_str(c) for c in cards]} are not a hand under this vira class")
     elem = index[levels] + player * tree.num_hands
     n = 0
+    unanswered = -1  # the player who made a pruned raise that is still to be accepted
     for p, a in actions:
+        if unanswered >= 0:
+            if p != 1 - unanswered or a != A_ACCEPT:
+                raise KeyError(f"{tree.source.rules.action_str(a)!r} answers a raise the solved tree prunes "
+                               "(the solution accepts it)")
+            unanswered = -1
+            continue
         if tree.node_actor[n] != p:
             raise ValueError(f"{tree.source.rules.action_str(a)!r} by player {p} out of turn (player "
                              f"{tree.node_actor[n]} acts)")
-        if a < A_DOWN:
-            lv = card_level[a - A_UP]
-            want = lambda c, lv=lv: c < A_DOWN and card_level[c - A_UP] == lv  # noqa: E731
-            private = A_UP + lvl_cards[lv, 0]
-        elif a < A_RAISE:
-            want = lambda c: c == HIDDEN  # noqa: E731
-            private = A_DOWN + lvl_cards[card_level[a - A_DOWN], 0]
-        else:
-            want = lambda c, a=a: c == a  # noqa: E731
-            private = a
         c0 = int(tree.node_child[n])
-        child = next((c for c in range(c0, c0 + int(tree.node_nchild[n])) if want(int(tree.node_action[c]))), None)
-        if child is None:
-            raise KeyError(f"{tree.source.rules.action_str(a)!r} is not in the solved tree (a dominated move it "
-                           "prunes, or impossible)")
-        if p == player:
-            i = int(tree.node_infoset[n]) + elem - int(tree.node_list[n, p])
-            o = int(tree.infoset_offset[i])
-            slots = [o + k for k in range(int(tree.infoset_nact[i])) if tree.entry_action[o + k] == private]
-            if not slots:
-                raise KeyError(f"{tree.source.rules.action_str(a)!r} is not in the solved tree for this hand")
-            elem = int(tree.entry_child[slots[0]])
-        n = child
+        kids = range(c0, c0 + int(tree.node_nchild[n]))
+        if _is_raise(a) and tree.source.prunes & (CAP_RAISES | CAP_OWN_RAISES) \
+                and not any(int(tree.node_action[c]) == a for c in kids):
+            unanswered = p
+            if not any(int(tree.node_action[c]) == A_ACCEPT for c in kids):
+                continue  # nothing pending: as if not raised
+            a = A_ACCEPT  # answering a pending raise: as accepting it
+        n, elem = _step(tree, n, p, a, player, elem, card_level, lvl_cards)
+    if unanswered >= 0:
+        if unanswered == player:
+            raise ValueError(f"player {player} is not to act after these actions")
+        raise PrunedRaise()
     if tree.node_actor[n] != player:
         raise ValueError(f"player {player} is not to act after these actions")
     return int(tree.node_infoset[n]) + elem - int(tree.node_list[n, player])
+
+
+def _step(tree: VectorTree, n: int, p: int, a: int, player: int, elem: int, card_level, lvl_cards) -> tuple[int, int]:
+    """(child node, ``player``'s element there) after action ``a`` by ``p`` at node ``n``."""
+    if a < A_DOWN:
+        lv = card_level[a - A_UP]
+        want = lambda c, lv=lv: c < A_DOWN and card_level[c - A_UP] == lv  # noqa: E731
+        private = A_UP + lvl_cards[lv, 0]
+    elif a < A_RAISE:
+        want = lambda c: c == HIDDEN  # noqa: E731
+        private = A_DOWN + lvl_cards[card_level[a - A_DOWN], 0]
+    else:
+        want = lambda c, a=a: c == a  # noqa: E731
+        private = a
+    c0 = int(tree.node_child[n])
+    child = next((c for c in range(c0, c0 + int(tree.node_nchild[n])) if want(int(tree.node_action[c]))), None)
+    if child is None:
+        raise KeyError(f"{tree.source.rules.action_str(a)!r} is not in the solved tree (a dominated move it "
+                       "prunes, or impossible)")
+    if p == player:
+        i = int(tree.node_infoset[n]) + elem - int(tree.node_list[n, p])
+        o = int(tree.infoset_offset[i])
+        slots = [o + k for k in range(int(tree.infoset_nact[i])) if tree.entry_action[o + k] == private]
+        if not slots:
+            raise KeyError(f"{tree.source.rules.action_str(a)!r} is not in the solved tree for this hand")
+        elem = int(tree.entry_child[slots[0]])
+    return child, elem
 
 
 def openspiel_route(tree: VectorTree, state) -> dict[int, int] | None:
@@ -915,7 +952,10 @@ def openspiel_route(tree: VectorTree, state) -> dict[int, int] | None:
     # real cards of a class member map to the representative through levels
     cards = [_to_rep(cell, v, c) for c in state.deal[3 * p:3 * p + 3]]
     acts = [(q, _to_rep_action(cell, v, a)) for q, a in state.hand_actions]
-    i = locate(tree, p, cards, acts)
+    try:
+        i = locate(tree, p, cards, acts)
+    except PrunedRaise:  # the extension off the tree: accept, never fold or raise back
+        return {a: FORCED if a == A_ACCEPT else -1 for a in state.legal_actions()}
     o = int(tree.infoset_offset[i])
     by_code = {int(tree.entry_action[o + k]): o + k for k in range(int(tree.infoset_nact[i]))}
     card_level = hand_levels(tree.source.vira_class).card_level
@@ -942,7 +982,7 @@ def slot_probabilities(route: dict[int, int], probs) -> dict[int, float]:
     share: dict[int, int] = {}
     for s in route.values():
         share[s] = share.get(s, 0) + 1
-    return {a: float(probs[s]) / share[s] if s >= 0 else 0.0 for a, s in route.items()}
+    return {a: float(probs[s]) / share[s] if s >= 0 else (1.0 if s == FORCED else 0.0) for a, s in route.items()}
 
 
 def _level_map(cell: Subgame, vira: int) -> dict[int, int]:

@@ -210,6 +210,9 @@ TIERS = {
 # entries (the leader raises only from 1, so no stake passes 6). Seconds and peak scale with entries from the tier
 # of the same live rungs (its ns per entry); iterations are that tier's (not measured on these trees).
 OWN_CAPPED_ENTRIES = {(3, 1): 98.3e6, (4, 1): 306.2e6, (5, 1): 716.2e6}
+# Iterations to 1e-3 (DCFR's) where measured on a capped shape in the proxy match equity (stop 44, vira class 0,
+# dealer 1, checks every 10): 6x9 DCFR 70 (7x7: 80). 3x6 took 60 with DCFR+, as 4x4 did, so (4, 1) keeps its tier's.
+OWN_CAPPED_ITERATIONS = {(3, 1): 70}
 
 
 def tree_shape(rules: RuleSet, cell: ScoreCell, prunes: int = ALL_PRUNES) -> tuple[int, int]:
@@ -331,6 +334,7 @@ def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, targe
         if full and shape in OWN_CAPPED_ENTRIES:  # a smaller tree than its tier's: the same cost per entry
             f = OWN_CAPPED_ENTRIES[shape] / entries
             entries, spi, peak = entries * f, spi * f, peak * f
+            iters = OWN_CAPPED_ITERATIONS.get(shape, iters)
         if not full:  # small decks: scale by the deck's hand count (cheap and rough)
             scale = (len(rules.deck) / 40) ** 6
             entries, spi, peak = entries * scale, spi * scale, 0.3 + peak * scale

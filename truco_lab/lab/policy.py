@@ -19,6 +19,7 @@ import numpy as np
 
 from solvers.api import load_checkpoint
 from solvers.storage import read_json
+from solvers.tree import FORCED
 from solvers.vector import VectorSolver
 from truco_lab.abstraction.levels import hand_levels, level_names_at, vira_class_of, vira_classes
 from truco_lab.abstraction.payoff import continuation_utilities, objective_utilities
@@ -175,6 +176,9 @@ class MatchStrategy:
         hand left the solved tree)."""
         cell, mirrored = canonical((state.start_score[0], state.start_score[1], state.dealer))
         part, route, _ = self._locate(state)
+        if FORCED in route.values():
+            raise KeyError("this raise is one the solution prunes (it gains its maker nothing): the solution accepts "
+                           "it and plays on as if it had not been made")
         slots = [s for s in route.values() if s >= 0]
         if not slots:
             raise KeyError("this decision is not in the solved tree (an earlier move the solution prunes)")
@@ -216,6 +220,9 @@ class MatchStrategy:
         """The action of the backward-induction best response (for the player to act) against
         this strategy: the strategy the match certificate's best-response values assume."""
         part, route, mirrored = self._locate(state)
+        forced = [a for a, s in route.items() if s == FORCED]
+        if forced:  # a raise the tree prunes: accepting it is a best response (folding never gains)
+            return forced[0]
         p = state.current_player()
         tp = 1 - p if mirrored else p  # the player in the canonical tree
         if tp not in part.br:
