@@ -15,7 +15,14 @@ from solvers.api import run
 from solvers.cfr import ALGORITHMS
 from solvers.vector import SubgameSolver, VectorSolver
 from truco_lab.abstraction.levels import deal_weights, hand_levels, vira_classes
-from truco_lab.abstraction.tree import ALL_PRUNES, CAP_RAISES, DROP_CONCEDE, DROP_DOMINATED_HIDE, build_cell
+from truco_lab.abstraction.tree import (
+    ALL_PRUNES,
+    CAP_OWN_RAISES,
+    CAP_RAISES,
+    DROP_CONCEDE,
+    DROP_DOMINATED_HIDE,
+    build_cell,
+)
 from truco_lab.rules.ruleset import PAULISTA
 
 TINY3 = {"ranks": "7QJKA23", "suits": "c", "max_stake": 3}  # the tiny variant
@@ -120,14 +127,18 @@ def test_exported_policy_of_a_pruned_solve_covers_the_game():
         (DROP_DOMINATED_HIDE, {"ranks": "KA23", "suits": "hc", "max_stake": 3}, (0, 0)),
         (CAP_RAISES, {"ranks": "7QJKA23", "suits": "c", "max_stake": 6}, (9, 10)),
         (CAP_RAISES, {"ranks": "7QJKA23", "suits": "c", "max_stake": 9}, (6, 8)),
+        (CAP_OWN_RAISES, {"ranks": "KA23", "suits": "hc", "max_stake": 9}, (3, 9)),
     ],
 )
 @pytest.mark.slow
 def test_each_prune_leaves_the_game_value_unchanged(flag, variant, score):
     rules = PAULISTA.with_deck(variant["ranks"], variant["suits"]).with_max_stake(variant["max_stake"])
     vc = vira_classes(rules)[0]
-    on = build_cell(rules, score[0], score[1], 0, vc, ALL_PRUNES)
-    off = build_cell(rules, score[0], score[1], 0, vc, ALL_PRUNES & ~flag)
+    # cap_own_raises also caps every raise cap_raises does (each player's own score is at least the lower one),
+    # so cap_raises is measured without it
+    base = ALL_PRUNES & ~CAP_OWN_RAISES if flag == CAP_RAISES else ALL_PRUNES
+    on = build_cell(rules, score[0], score[1], 0, vc, base)
+    off = build_cell(rules, score[0], score[1], 0, vc, base & ~flag)
     assert on.num_slots < off.num_slots  # the prune bites here
     results = []
     for tree in (on, off):
