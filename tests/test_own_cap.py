@@ -2,6 +2,7 @@
 someone has raised). The prune must keep the game's value, leave every cell it does not touch with its old
 keys, and give cells of one shape one tree."""
 
+import numpy as np
 import pyspiel
 import pytest
 
@@ -19,7 +20,7 @@ from truco_lab.abstraction.tree import (
 )
 from truco_lab.lab.cell import CellSpec
 from truco_lab.lab.match import OWN_CAPPED_ENTRIES, TIERS, live_ladder, plan, tree_shape
-from truco_lab.rules.ruleset import PAULISTA, PAULISTA_HOUSE
+from truco_lab.rules.ruleset import MINEIRO, PAULISTA, PAULISTA_HOUSE
 
 BEFORE = DROP_CONCEDE | DROP_DOMINATED_HIDE | CAP_RAISES  # every prune before this one
 SEVEN = PAULISTA.with_deck("7QJKA23", "c")
@@ -121,3 +122,31 @@ def test_the_plan_prices_a_capped_cell_by_its_own_tree():
     assert rows[(0, 4, 1)].entries == pytest.approx(OWN_CAPPED_ENTRIES[(5, 1)])
     assert rows[(0, 7, 1)].entries < TIERS[4][0] and rows[(0, 4, 1)].entries < rows[(0, 2, 1)].entries == TIERS[5][0]
     assert rows[(0, 10, 1)].hours < rows[(0, 7, 1)].hours < rows[(0, 4, 1)].hours < rows[(0, 2, 1)].hours
+
+
+TREE_ARRAYS = ("node_actor", "node_list", "node_len", "node_infoset", "infoset_offset", "infoset_nact", "entry_child",
+               "entry_action", "elem_hand", "node_outcome", "deal_weight")
+
+
+@pytest.mark.parametrize("rules", [SEVEN.with_max_stake(12), PAULISTA_HOUSE.with_deck("7QJKA23", "c"),
+                                   MINEIRO.with_deck("JKA7", "cd")], ids=["paulista", "house", "mineiro"])
+def test_every_start_with_equal_structure_keys_builds_the_same_tree(rules):
+    """The whole grid (one dealer, one vira class): cells grouped by structure key build identical trees,
+    array by array (outcome codes included), and cells in different groups do not."""
+    t = rules.target
+    groups: dict = {}
+    for a in range(t):
+        for b in range(t):
+            if not (rules.blind_iron_hand and a == b == t - 1):  # played blind: no tree
+                groups.setdefault(CellSpec.make(rules, a, b, 1, 0).structure_key(), []).append((a, b))
+    assert len(groups) < t * t // 4  # the key does merge starts (144 -> a handful of trees)
+    firsts = []
+    for cells in groups.values():
+        trees = [CellSpec.make(rules, *c, 1, 0).build() for c in {cells[0], cells[-1]}]
+        for name in TREE_ARRAYS:
+            assert all(np.array_equal(getattr(trees[0], name), getattr(x, name)) for x in trees[1:]), (cells, name)
+        firsts.append(trees[0])
+    # distinct keys are distinct trees (else the key splits what one build could serve)
+    for i, x in enumerate(firsts):
+        for y in firsts[:i]:
+            assert not all(np.array_equal(getattr(x, n), getattr(y, n)) for n in TREE_ARRAYS)

@@ -405,6 +405,35 @@ def own_capped_stakes(rules: RuleSet, score0: int, score1: int, prunes: int = AL
     return tuple(s for s in open_ if high + s >= t)
 
 
+def raise_rights(rules: RuleSet, score0: int, score1: int, prunes: int = ALL_PRUNES) -> tuple:
+    """Who may raise from which stake, over every raise state a hand starting at this score can reach:
+    ``(rung, last raiser or -1, player, may)`` rows. Outside the hand of eleven the builder reads the scores
+    only through these (the rules' ``raise_to_win``, :data:`CAP_RAISES`, :data:`CAP_OWN_RAISES`; outcome
+    codes carry the points before the cap), so two starts with equal rights build identical trees."""
+    t, lad, sc, low = rules.target, rules.ladder, (score0, score1), min(score0, score1)
+
+    def may(p: int, i: int, last: int) -> bool:  # the builder's tests on a raise from stake lad[i]
+        if i + 1 >= len(lad) or (not rules.raise_to_win and sc[p] + lad[i] >= t):
+            return False
+        if prunes & CAP_RAISES and low + lad[i] >= t:
+            return False
+        return not (prunes & CAP_OWN_RAISES and last >= 0 and sc[p] + lad[i] >= t)
+
+    rows, todo, seen = set(), [(0, -1)], set()
+    while todo:  # raises alternate: the last raiser may not raise again
+        i, last = todo.pop()
+        if (i, last) in seen:
+            continue
+        seen.add((i, last))
+        for p in (0, 1):
+            if p != last:
+                ok = may(p, i, last)
+                rows.add((i, last, p, ok))
+                if ok:
+                    todo.append((i + 1, p))
+    return tuple(sorted(rows))
+
+
 def effective_prunes(rules: RuleSet, score0: int, score1: int, prunes: int) -> int:
     """``prunes`` without :data:`CAP_OWN_RAISES` where it changes nothing (cells it does not touch keep the
     keys they had before that prune existed)."""

@@ -29,11 +29,10 @@ from solvers.vector import VectorSolver
 from truco_lab.abstraction.payoff import PAYOFFS, continuation_utilities, points_utilities, units
 from truco_lab.abstraction.tree import (
     ALL_PRUNES,
-    CAP_RAISES,
     build_cell,
     check_cell_args,
     effective_prunes,
-    own_capped_stakes,
+    raise_rights,
     vira_class_at,
 )
 from truco_lab.rules.ruleset import RuleSet
@@ -96,16 +95,19 @@ class CellSpec:
 
     def structure_key(self) -> str:
         """Cells with equal structure keys build identical trees (only payoffs differ), so one
-        built tree and a neighbour's regrets serve them all."""
+        built tree and a neighbour's regrets serve them all: outside the hand of eleven a start's scores
+        shape the tree only through who may raise from which stake (:func:`raise_rights`), so e.g. 0x9,
+        0x10, 3x9 and 6x9 share one tree (the leader raises only from 1, the other player up to 6)."""
         t = self.rules.target
         on11 = (self.score0 == t - 1, self.score1 == t - 1) if self.rules.mao_de_onze else (False, False)
-        # raises are capped by the lower score (cap_raises) unless someone is on 11 (no raises at all)
-        low = min(self.score0, self.score1) if (self.prunes & CAP_RAISES) and not any(on11) else -1
         what = {"rules": self.rules.to_dict(), "dealer": self.dealer, "vira_class": self.vira_class,
-                "prunes": self.prunes, "on11": on11, "low": low}
-        own = own_capped_stakes(self.rules, self.score0, self.score1, self.prunes)
-        if own:  # the leading player's raises capped too: which player, and from which stakes
-            what["own"] = [int(self.score1 > self.score0), list(own)]
+                "prunes": self.prunes, "on11": on11}
+        if any(on11):  # no raises at all; the hand of eleven's own rules
+            what["low"] = -1
+        elif self.rules.envido or self.rules.flor:  # envido's stakes read the scores themselves
+            what["score"] = [self.score0, self.score1]
+        else:
+            what["raises"] = [list(r) for r in raise_rights(self.rules, self.score0, self.score1, self.prunes)]
         return stable_hash(what)
 
     @property
