@@ -450,3 +450,65 @@ register here; solvers never import a game's internals."""
 def register_native_builder(short_name: str, fn) -> None:
     """Make ``solve(game)`` use ``fn`` for games named ``short_name``."""
     NATIVE_BUILDERS[short_name] = fn
+
+
+STORED = ("node_actor", "node_util", "node_list", "node_len", "node_infoset", "infoset_offset", "infoset_nact",
+          "entry_child", "elem_hand", "deal_weight", "node_outcome") + VectorTree.NAVIGATION
+
+
+def save_tree(tree: VectorTree, folder, key: str) -> bool:
+    """Write ``tree``'s arrays (not its payoff, source or lookups) to ``folder``, named by ``key`` (what built
+    it). The folder appears whole or not at all (written beside it, then renamed), so several processes, or a
+    cluster's nodes on shared storage, may fill one store: the first to finish wins and the others' copies are
+    dropped. False when ``folder`` already held a tree."""
+    import os
+    import shutil
+    import socket
+    from pathlib import Path
+
+    from solvers.storage import write_json
+
+    folder = Path(folder)
+    if (folder / "tree.json").exists():
+        return False
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = folder.with_name(f".{folder.name}.{socket.gethostname()}.{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        names = []
+        for name in STORED:
+            a = getattr(tree, name)
+            if a is not None:
+                np.save(tmp / f"{name}.npy", np.ascontiguousarray(a))
+                names.append(name)
+        write_json(tmp / "tree.json", {"key": key, "num_hands": int(tree.num_hands), "arrays": names})
+        try:
+            tmp.rename(folder)
+        except OSError:  # another writer's copy is already there
+            return False
+        return True
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def load_tree(folder, key: str) -> VectorTree | None:
+    """The tree :func:`save_tree` wrote to ``folder`` for ``key``, read into memory (so the store may be
+    cleared while it is in use), without payoff or source; ``None`` if there is none. ``ValueError`` if the
+    folder holds another key's tree or cannot be read."""
+    from pathlib import Path
+
+    from solvers.storage import read_json
+
+    folder = Path(folder)
+    if not (folder / "tree.json").exists():
+        return None
+    meta = read_json(folder / "tree.json", "stored tree")
+    if meta.get("key") != key:
+        raise ValueError(f"{folder} holds the tree of {meta.get('key')!r}, not {key!r}")
+    try:
+        arrays = {name: np.load(folder / f"{name}.npy") for name in meta["arrays"]}
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{folder}: unreadable stored tree ({e}); delete the folder to build it again") from None
+    kw = {name: arrays.get(name) for name in STORED}
+    return VectorTree(**kw, num_hands=int(meta["num_hands"]))

@@ -172,7 +172,8 @@ def test_match_cli_plan_and_bad_arguments(tmp_path, capsys):
     out = tmp_path / "m"
     assert main(["match", "--out", str(out), "--plan", "--cells", "all"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert "CPU-hours" in lines[1 + 144] and len(lines) <= 1 + 144 + 4  # totals, this machine, threads, path
+    assert "CPU-hours" in lines[1 + 144] and len(lines) <= 1 + 144 + 5  # totals, store, this machine, threads, path
+    assert lines[2 + 144].startswith("tree store: ") and " read them" in lines[2 + 144]
     assert lines[-1].startswith("critical path:") and "0x0 d1" in lines[-1]  # the chain starts at the match's start
     assert any("1-3-6-9-12" in x for x in lines) and any(" 3 " in x and "11x" in x for x in lines)
     assert not out.exists()  # --plan solves and writes nothing
@@ -184,6 +185,7 @@ def test_match_cli_plan_and_bad_arguments(tmp_path, capsys):
     # the wall time here, or (while other work holds the memory) why there is none: a line either way
     assert any(x.startswith("on this machine:") and (" h wall with " in x or "does not fit" in x) for x in plan)
     one_error_line(capsys, 2, ["match", "--out", str(out), "--workers", "0"], "--workers")
+    one_error_line(capsys, 2, ["match", "--out", str(out), "--tree-store-gb", "-1"], "--tree-store-gb")
     one_error_line(capsys, 2, ["match", "--out", str(out), "--executor", "spark"], "--executor")
     one_error_line(capsys, 2, ["match", "--out", str(out), "--ranks", "7Z"], "ranks")
 

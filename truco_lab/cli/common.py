@@ -74,6 +74,16 @@ def positive_float(text: str) -> float:
     return v
 
 
+def nonnegative_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not (v >= 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return v
+
+
 def prob(text: str) -> float:
     try:
         v = float(text)

@@ -7,7 +7,15 @@ from pathlib import Path
 
 from solvers.cfr import ALGORITHMS
 from truco_lab.abstraction.tree import ALL_PRUNES
-from truco_lab.cli.common import CliError, add_rules_options, positive_float, positive_int, prob, rules_from_args
+from truco_lab.cli.common import (
+    CliError,
+    add_rules_options,
+    nonnegative_float,
+    positive_float,
+    positive_int,
+    prob,
+    rules_from_args,
+)
 from truco_lab.lab.cell import CellError
 from truco_lab.lab.match import AUTO, MatchConfig
 from truco_lab.lab.match_run import MatchRun, main
@@ -76,6 +84,9 @@ def add_parser(sub) -> None:
     ma.add_argument("--stream-over", type=positive_float, default=None, metavar="GB",
                     help="stream cells predicted to need more than GB in memory from disk (split depth 3, "
                          "cold start): full-ladder cells on 24 GB machines, e.g. --stream-over 20")
+    ma.add_argument("--tree-store-gb", type=nonnegative_float, default=None, metavar="GB",
+                    help="keep built trees in DIR/trees, up to GB, for later cells with the same tree (each "
+                         "dropped after its last cell; default: half the disk space free at the start; 0: none)")
     ma.add_argument("--no-table", action="store_true", help="write no strategy tables")
     ma.add_argument("--table-min-reach", type=prob, default=0.0, metavar="P",
                     help="leave out information sets the equilibrium reaches with probability below P")
@@ -107,7 +118,8 @@ def run(args: argparse.Namespace) -> int:
                       target=args.target_exploitability, max_iterations=args.max_iterations,
                       check_every=args.check_every, table=not args.no_table, table_min_reach=args.table_min_reach,
                       warm_start=not args.no_warm_start, threads=args.threads or 1,
-                      stream_over_gb=float("inf") if args.stream_over is None else args.stream_over)
+                      stream_over_gb=float("inf") if args.stream_over is None else args.stream_over,
+                      tree_store_gb=args.tree_store_gb)
     how = MatchRun(cells_of(args.cells), Path(args.out), plan_only=args.plan, executor=args.executor,
                    workers=args.workers, address=args.ray_address, resume=args.resume, fresh=args.fresh,
                    progress=not args.quiet, cluster=_cluster(args),

@@ -125,6 +125,14 @@ class CellSpec:
         return build_cell(self.rules, self.score0, self.score1, self.dealer, self.vira_class, self.prunes,
                           payoff=self.payoff, utilities=np.array(self.utilities))
 
+    def adopt_stored(self, tree) -> None:
+        """Give a tree read from a tree store (arrays only) this cell's source and utilities."""
+        from truco_lab.abstraction.tree import Subgame
+
+        tree.source = Subgame(self.rules, self.score0, self.score1, self.dealer,
+                              vira_class_at(self.rules, self.vira_class), self.prunes, self.payoff)
+        tree.set_payoff(np.array(self.utilities))
+
     def adopt(self, tree) -> None:
         """Point a tree of the same structure at this cell: its utilities and labels."""
         tree.set_payoff(np.array(self.utilities))
@@ -180,6 +188,11 @@ class CellJob:
     # a streamed solve's parts kept in memory between passes (GB; not in the hash: the iterates are the
     # same). None: what the machine has available at the start, less the rest of the solve and a margin
     resident_gb: float | None = None
+    # a folder of built trees by structure key (not in the hash: a stored tree is the built one, array for
+    # array): an in-memory cell reads its tree from there when a cell of the same structure stored it, and
+    # stores the one it builds while the folder holds less than ``tree_store_gb``
+    tree_store: str | None = None
+    tree_store_gb: float = 0.0
 
     @property
     def key(self) -> str:
@@ -227,6 +240,7 @@ class CellResult:
     history: list = field(default_factory=list)  # [iteration, exploitability, seconds]
     warm_start: str | None = None
     warm_iterations: int = 0  # iterations of the neighbour whose regrets started this cell
+    tree: str = "built"  # where its tree came from: built, a worker's cache, or the run's tree store
     br_values: list | None = None  # [player 0's, player 1's] best-response values with BR continuations
     br_key: str | None = None  # hash of the BR continuation utilities those values used
     table: str | None = None
@@ -294,8 +308,9 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     if job.split_depth:
         return _run_streamed(job, vc, progress)
     tree = cache.get(spec) if cache is not None else None
+    origin = "cache"
     if tree is None:
-        tree = spec.build()
+        tree, origin = _stored_or_built(job)
         if tree.num_slots > OFFLOAD_SLOTS:
             tree.offload_navigation()  # kernels never read it; tables read it back from the mapping
         if cache is not None:
@@ -315,6 +330,7 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     result = _iterate(job, vc, solver, progress, build_s, tree, state_bytes, solver.nbytes() + tree.nbytes())
     result.warm_start = Path(job.warm_from).name if job.warm_from and not resume else None
     result.warm_iterations = warm_it
+    result.tree = origin
     if job.br_utilities is not None:
         avg = solver.average_strategy()
         b0 = solver.best_response_value(0, avg, np.array(job.br_utilities[0]))
@@ -332,6 +348,36 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     if res_path is not None:
         write_json(res_path, result.to_dict())
     return result
+
+
+def _stored_or_built(job: CellJob) -> tuple:
+    """The job's tree and where it came from: ``store`` (read from the job's tree store, where a cell of the
+    same structure put it) or ``built`` (and stored, within the store's budget)."""
+    from solvers.tree import STORED, load_tree, save_tree
+
+    spec = job.spec
+    if job.tree_store is None:
+        return spec.build(), "built"
+    key = spec.structure_key()
+    folder = Path(job.tree_store) / key
+    try:
+        tree = load_tree(folder, key)
+    except ValueError as e:
+        raise CellError(str(e)) from None
+    if tree is not None:
+        spec.adopt_stored(tree)
+        return tree, "store"
+    tree = spec.build()
+    size = sum(getattr(tree, n).nbytes for n in STORED if getattr(tree, n) is not None) / 2**30
+    if store_gb(job.tree_store) + size <= job.tree_store_gb:
+        save_tree(tree, folder, key)
+    return tree, "built"
+
+
+def store_gb(folder: str | Path) -> float:
+    """GB the tree store ``folder`` holds."""
+    folder = Path(folder)
+    return sum(f.stat().st_size for f in folder.rglob("*.npy")) / 2**30 if folder.is_dir() else 0.0
 
 
 def _warm_start(solver, path: Path) -> int:

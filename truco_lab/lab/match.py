@@ -20,8 +20,9 @@ match exploitability at a cell is ``(V_0 + V_1 - 1) / 2`` in win probability.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -259,6 +260,10 @@ TABLE_BYTES_PER_ENTRY = 89.0
 BUILD_S_PER_ENTRY = 0.23e-6
 TABLE_S_PER_ENTRY = 0.2e-6
 STREAMED_TABLE_S_PER_ENTRY = 0.6e-6
+STORED_BYTES_PER_ENTRY = 27.3  # a stored tree's files (6x9: 2.5 GiB for 98.3 M entries, navigation included)
+# Reading a stored tree (stop 45): 1.9-2.0 s for 6x9's 98.3 M entries (2.5 GB of files) here, 0.02 us per entry
+# against 0.27 to build it; priced at 0.05, what 27 bytes per entry at 0.5 GB/s from shared storage would take
+LOAD_S_PER_ENTRY = 0.05e-6
 # A match worker may keep built trees for its next task up to this share of the task's own peak, so the
 # plan's peak per task includes it (measured in the endgame run: 10x10 tasks peaked at 6.0 GB in a worker
 # against 5.42 GB alone, before the table writer's cut).
@@ -317,14 +322,17 @@ def check_overhead(iterations: float, check_every: int = 5) -> float:
 
 
 def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, target: float = 1e-3,
-         table: bool = True, algorithm: str = AUTO, warm: bool = True) -> list[PlanRow]:
+         table: bool = True, algorithm: str = AUTO, warm: bool = True,
+         store_gb: float = float("inf")) -> list[PlanRow]:
     """Predicted cost of each cell: live ladder, peak memory of one (cell, vira class) task (writing its
     strategy table unless ``table`` is false), CPU-hours. The tiers' iterations are DCFR's; a cell that
     ``algorithm`` solves with DCFR+ takes :data:`AUTO_BIG_ITERATIONS` of them, and with ``warm`` starts a
-    cell after the first of its tree (``cells`` in solving order) takes :data:`WARM_ITERATIONS` of them."""
+    cell after the first of its tree (``cells`` in solving order) takes :data:`WARM_ITERATIONS` of them. A cell
+    whose tree the run's tree store holds (up to ``store_gb``; see :func:`store_plan`) reads it
+    (:data:`LOAD_S_PER_ENTRY`) instead of building it; streamed cells build their parts."""
     nclass = len(vira_classes(rules))
     full = len(rules.deck) == 40
-    out = []
+    rows = []
     seen: set[str] = set()  # structure keys already solved: the cells after them start warm
     for c in cells:
         lad = live_ladder(rules, c, prunes)
@@ -349,12 +357,45 @@ def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, targe
             its *= WARM_ITERATIONS.get(tier, 1.0)
         seen.add(key)
         iterating = its * spi * check_overhead(its)
-        rest = entries * (BUILD_S_PER_ENTRY + (TABLE_S_PER_ENTRY if table else 0.0))
         rest_streamed = entries * (BUILD_S_PER_ENTRY + (STREAMED_TABLE_S_PER_ENTRY if table else 0.0))
-        out.append(PlanRow(c, lad, nclass, task_peak_gb(entries, peak, table) * (1 + CACHE_SHARE),
-                           nclass * (iterating + rest) / 3600, entries,
-                           nclass * (iterating * STREAM_SLOWDOWN + rest_streamed) / 3600))
-    return out
+        rows.append(PlanRow(c, lad, nclass, task_peak_gb(entries, peak, table) * (1 + CACHE_SHARE),
+                            nclass * iterating / 3600, entries,
+                            nclass * (iterating * STREAM_SLOWDOWN + rest_streamed) / 3600))
+    reads = store_plan(rules, rows, prunes, store_gb).reads
+    for r in rows:
+        build = LOAD_S_PER_ENTRY if r.cell in reads else BUILD_S_PER_ENTRY
+        r.hours += r.classes * r.entries * (build + (TABLE_S_PER_ENTRY if table else 0.0)) / 3600
+    return rows
+
+
+class StorePlan(NamedTuple):
+    reads: set  # cells that read their trees from the store
+    peak_gb: float  # the most the store holds at once
+    built: int  # trees built (tasks)
+    read: int  # trees read instead (tasks)
+
+
+def store_plan(rules: RuleSet, rows: list[PlanRow], prunes: int, store_gb: float) -> StorePlan:
+    """How the run's tree store serves ``rows`` (in solving order), as :func:`solve_match` fills it: a level at a
+    time, a built tree stored when a later level has a cell of its structure and the store stays within
+    ``store_gb``, and dropped after the last such level. Keys and sizes are vira class 0's, for all classes
+    (cells of one level with one tree share a worker, whose tree cache serves them)."""
+    key = {r.cell: CellSpec.make(rules, *r.cell, 0, prunes=prunes).structure_key() for r in rows}
+    size = {r.cell: r.classes * r.entries * STORED_BYTES_PER_ENTRY / 2**30 for r in rows}
+    by_level = levels([r.cell for r in rows])
+    last = {key[c]: i for i, level in enumerate(by_level) for c in level}
+    held: dict[str, float] = {}
+    reads, peak = set(), 0.0
+    for i, level in enumerate(by_level):
+        for c in level:
+            if key[c] in held:
+                reads.add(c)
+            elif last[key[c]] > i and sum(held.values()) + size[c] <= store_gb:  # a later level will read it
+                held[key[c]] = size[c]
+        peak = max(peak, sum(held.values()))
+        held = {k: g for k, g in held.items() if last[k] > i}
+    nclass = rows[0].classes if rows else 0
+    return StorePlan(reads, peak, nclass * (len(rows) - len(reads)), nclass * len(reads))
 
 
 # ---- the driver ---------------------------------------------------------
@@ -374,6 +415,9 @@ class MatchConfig:
     warm_start: bool = True
     stream_over_gb: float = float("inf")  # cells predicted to need more in memory are streamed (--split-depth 3)
     threads: int = 1  # per worker (the pool's workers already use the cores)
+    # GB of built trees the run may keep in OUT/trees for later cells of the same structure (not in the key: a
+    # stored tree is the built one); None: half the disk space free when the run starts; 0: none
+    tree_store_gb: float | None = None
 
     def __post_init__(self) -> None:
         # cap_own_raises only where it bites at some score of this rule set's grid: elsewhere (short ladders,
@@ -447,11 +491,12 @@ def cell_jobs(cfg: MatchConfig, state: MatchState, cell: ScoreCell, out: Path | 
         # a checkpoint numbers its choices as its solver lays them out: in memory, or part by part at a depth
         same = prev is not None and prev.workdir is not None and prev.split_depth == depth
         warm = str(prev.path("checkpoint")) if same else None
+        store = str(out / "trees") if out is not None and not depth and cfg.tree_store_gb else None
         job = CellJob(spec, cfg.stop(), workdir=workdir, table=cfg.table,
                       table_min_reach=cfg.table_min_reach, warm_from=warm, br_utilities=(tuple(br0), tuple(br1)),
                       split_depth=depth, threads=cfg.threads,
                       # workers run side by side: none may take the others' memory for resident parts
-                      resident_gb=0.0)
+                      resident_gb=0.0, tree_store=store, tree_store_gb=cfg.tree_store_gb or 0.0)
         last_by_structure[spec.structure_key()] = job
         jobs.append(job)
     return jobs
@@ -488,7 +533,10 @@ def solve_match(cfg: MatchConfig, cells: list[ScoreCell], executor, out: Path | 
     """Solve ``cells`` (canonical, successors included) level by level on ``executor``."""
     state = MatchState(cfg.rules.target)
     last_by_structure: dict[str, CellJob] = {}
-    for level in levels(cells):
+    if out is not None and cfg.tree_store_gb is None:
+        cfg = replace(cfg, tree_store_gb=default_store_gb(out))
+    last_use = _last_uses(cfg, levels(cells)) if out is not None and cfg.tree_store_gb else {}
+    for i, level in enumerate(levels(cells)):
         jobs: list[CellJob] = []
         owner: dict[str, ScoreCell] = {}
         blind = [c for c in level if not sees_own_cards(cfg.rules, c[:2])]
@@ -509,6 +557,8 @@ def solve_match(cfg: MatchConfig, cells: list[ScoreCell], executor, out: Path | 
         level = [c for c in level if c not in blind]
         for cell in level:
             for job in cell_jobs(cfg, state, cell, out, last_by_structure):
+                if job.tree_store is not None and last_use.get(job.spec.structure_key(), -1) <= i:
+                    job = replace(job, tree_store_gb=0.0)  # read a stored tree, store none: no later level needs it
                 jobs.append(job)
                 owner[job.key] = cell
         done: dict[ScoreCell, list[CellResult]] = {c: [] for c in level}
@@ -519,6 +569,8 @@ def solve_match(cfg: MatchConfig, cells: list[ScoreCell], executor, out: Path | 
                 on_job(job, res)
 
         executor.map(jobs, collect)
+        for key in [k for k, last in last_use.items() if last == i]:  # no later cell builds this tree
+            shutil.rmtree(Path(out) / "trees" / key, ignore_errors=True)
         for cell in level:
             rs = sorted(done[cell], key=lambda r: r.vira_class)
             summ = combine_cell(cell, rs)
@@ -532,6 +584,25 @@ def solve_match(cfg: MatchConfig, cells: list[ScoreCell], executor, out: Path | 
             if on_cell is not None:
                 on_cell(cell, summ, state)
     return state
+
+
+def default_store_gb(out: str | Path) -> float:
+    """The tree store's default budget: half the disk space free where ``out`` is (or would be made)."""
+    p = Path(out).resolve()
+    while not p.exists():
+        p = p.parent
+    return shutil.disk_usage(p).free / 2**30 / 2
+
+
+def _last_uses(cfg: MatchConfig, by_level: list[list[ScoreCell]]) -> dict[str, int]:
+    """Structure key -> the last level with a cell of that tree (after it, a stored copy serves no one)."""
+    last = {}
+    for i, level in enumerate(by_level):
+        for a, b, d in level:
+            if sees_own_cards(cfg.rules, (a, b)):
+                for vc in vira_classes(cfg.rules):
+                    last[CellSpec.make(cfg.rules, a, b, d, vc.index, prunes=cfg.prunes).structure_key()] = i
+    return last
 
 
 def worst_path_bound(rules: RuleSet, state: MatchState, cell: ScoreCell) -> float:

@@ -10,6 +10,7 @@ summary and the equity table.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -27,10 +28,12 @@ from truco_lab.lab.match import (
     MatchConfig,
     MatchState,
     auto_differs,
+    default_store_gb,
     live_ladder,
     plan,
     select_cells,
     solve_match,
+    store_plan,
     worst_path_bound,
 )
 from truco_lab.lab.runs import as_begun, claim, release_locks
@@ -44,7 +47,8 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
     GB per node) the simulated wall time of the level-by-level driver there."""
 
     file = file or sys.stdout
-    rows = plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table, cfg.algorithm, cfg.warm_start)
+    rows = plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table, cfg.algorithm, cfg.warm_start,
+                _store_gb(cfg))
     if auto_threads and cluster is None:  # the plan of the run this machine would do
         cfg = replace(cfg, threads=local_shape(cfg, rows, workers, auto_threads=True)[1])
     print(f"{'cell':>10} {'ladder':>14} {'classes':>7} {'peak/task':>10} {'CPU-h':>9}", file=file)
@@ -60,6 +64,11 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
           f"total {total:,.2f} CPU-hours; largest task {peak:.1f} GB"
           + (f"; {nstream} cells streamed from disk (over {cfg.stream_over_gb:g} GB in memory)" if nstream else ""),
           file=file)
+    store = store_plan(cfg.rules, rows, cfg.prunes, _store_gb(cfg))
+    if store.read:
+        cap = "" if math.isinf(_store_gb(cfg)) else f" (of {_store_gb(cfg):,.0f} GB allowed)"
+        print(f"tree store: {store.built} tasks build their trees, {store.read} read them; up to "
+              f"{store.peak_gb:,.1f} GB in DIR/trees at once{cap}", file=file)
     threads = cfg.threads
     here = local_schedule(rows, workers, cfg)
     if here is not None:
@@ -84,6 +93,13 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
               f"{sim.utilisation:.0%} busy", file=file)
         out["simulated_wall_hours"] = sim.wall_hours
     return out
+
+
+def _store_gb(cfg: MatchConfig, out: Path | None = None) -> float:
+    """The tree store's budget in GB (see :attr:`MatchConfig.tree_store_gb`)."""
+    if cfg.tree_store_gb is None:
+        return default_store_gb(out) if out is not None else float("inf")
+    return cfg.tree_store_gb
 
 
 def local_shape(cfg: MatchConfig, rows, workers: int, available_gb: float | None = None,
@@ -226,7 +242,8 @@ def _run_match(cfg: MatchConfig, which, out: str | Path, *, executor: str = "loc
         describe.update(begun)
     claim(out, "match", cfg.key(), describe, resume=resume, fresh=fresh)
     nclass = len(vira_classes(cfg.rules))
-    rows = plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table, cfg.algorithm, cfg.warm_start)
+    rows = plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table, cfg.algorithm, cfg.warm_start,
+                _store_gb(cfg, out))
     if executor == "local":
         workers, threads = local_shape(cfg, rows, workers, auto_threads=auto_threads,
                                        notify=lambda m: print(m, file=sys.stderr))
@@ -298,6 +315,8 @@ def workers_that_fit(workers: int, task_gb: float, available_gb: float | None = 
 
 def main(cfg: MatchConfig, run: MatchRun) -> int:
     """``truco-lab match``: the plan, or the solve with its row table and closing lines; the exit code."""
+    if cfg.tree_store_gb is None:  # a cluster's store is its shared storage: the plan does not guess its size
+        cfg = replace(cfg, tree_store_gb=float("inf") if run.plan_only and run.cluster else default_store_gb(run.out))
     if run.plan_only:
         print_plan(cfg, select_cells(cfg.rules, run.cells), run.workers, cluster=run.cluster,
                    auto_threads=run.auto_threads)
