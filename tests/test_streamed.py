@@ -8,7 +8,7 @@ from open_spiel.python.algorithms import exploitability as os_expl
 import truco_lab  # noqa: F401  registers the games
 from solvers.streamed import SplitTree, StreamedSolver
 from solvers.vector import VectorSolver
-from truco_lab.abstraction.tree import build_cell, build_split
+from truco_lab.abstraction.tree import ALL_PRUNES, build_cell, build_split
 from truco_lab.rules.ruleset import MINEIRO, PAULISTA
 
 SMALL = PAULISTA.with_deck("JKA23", "hc").with_max_stake(6)  # a ladder 1-3-6, two suits: hundreds of parts
@@ -306,3 +306,23 @@ def test_interrupted_streamed_solve_keeps_its_parts_and_resumes_to_the_same_answ
     a, b = (json.loads((tmp_path / d / "summary.json").read_text()) for d in ("whole", "cut"))
     assert b["exploitability"] == a["exploitability"] and b["game_value"] == a["game_value"]
     assert not parts.exists()
+
+
+def test_a_table_reads_saved_navigation_as_the_rebuilt_parts_give_it(tmp_path):
+    """Parts keep their navigation arrays beside them (a table pass need not rebuild them); a split made
+    before that (no navigation files) rebuilds its parts, and both write the same table, row for row."""
+    from solvers.tables import StrategyTable, write_split_table
+    from truco_lab.abstraction.tree import SplitLabels
+
+    rules = PAULISTA.with_deck("7QJKA23", "c").with_max_stake(6)
+    split = build_split(tmp_path / "parts", rules, 3, 3, 0, 0, depth=2)
+    assert len(list((tmp_path / "parts").glob("*.nav"))) == split.num_parts > 1
+    s = StreamedSolver(split, "dcfr")
+    s.iterate(4)
+    src = SplitLabels(split, rules, 3, 3, 0, 0, ALL_PRUNES, "points", 2)
+    write_split_table(s, tmp_path / "nav.parquet", {"cell": "3x3"}, src)
+    for p in (tmp_path / "parts").glob("*.nav"):
+        p.unlink()
+    write_split_table(s, tmp_path / "rebuilt.parquet", {"cell": "3x3"}, src)
+    a, b = (StrategyTable.load(tmp_path / f).df for f in ("nav.parquet", "rebuilt.parquet"))
+    assert len(a) > 100 and a.equals(b)

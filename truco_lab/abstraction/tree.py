@@ -619,8 +619,11 @@ def build_split(folder, rules: RuleSet = PAULISTA, score0: int = 0, score1: int 
         if store.has(i):
             a = store.load(i)
         else:
-            a = part_arrays(_split_part(inputs, vc, prunes, trunk, int(fr_node[i]), fr_state[i], el_rem))
+            part = _split_part(inputs, vc, prunes, trunk, int(fr_node[i]), fr_state[i], el_rem)
+            store.save_navigation(i, part)  # first: a part on disk has its navigation, unless built before this
+            a = part_arrays(part)
             store.save(i, a)
+            del part
         slots[i] = a["entry_child"].shape[0]
         infosets[i] = a["infoset_offset"].shape[0]
         nodes[i] = a["node_actor"].shape[0]
@@ -694,6 +697,13 @@ class SplitLabels:
         if i < 0:
             return self.trunk
         sp = self._split
+        nav = sp.store.load_navigation(i)
+        if nav is not None:  # saved with the part: the part as built, without building it again
+            t = sp.part(i)
+            for k, v in nav.items():
+                setattr(t, k, v)
+            t.source = self.cell
+            return t
         f = int(sp.frontier[i])
         t = _split_part(self._inputs, self._vc, self._prunes, self.trunk, f, self._fr_state[i], self._el_rem)
         if t.num_slots != sp.slot_start[i + 1] - sp.slot_start[i] or t.num_nodes != sp.node_count[i]:
