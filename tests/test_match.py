@@ -48,9 +48,13 @@ def test_cell_spec_hash_is_stable_and_sees_every_field():
     assert MatchConfig(SMALL).key() == "4b3e68981391788d" == MatchConfig(SMALL, algorithm="dcfr").key()
     before = ALL_PRUNES & ~CAP_OWN_RAISES
     assert MatchConfig(PAULISTA, prunes=before, algorithm="dcfr").key() == "9efc5f1c55a8446f"
-    assert MatchConfig(PAULISTA, prunes=before).key() == "5df42b7a652aa894"
+    assert MatchConfig(PAULISTA, prunes=before, auto_rungs=4).key() == "5df42b7a652aa894"
     # cap_own_raises (stop 44) gives the real deck's lopsided cells smaller trees, so its runs new keys
-    assert MatchConfig(PAULISTA).key() == "d19e6f2cb4a39667" != MatchConfig(PAULISTA, algorithm="dcfr").key()
+    assert MatchConfig(PAULISTA, auto_rungs=4).key() == "d19e6f2cb4a39667" != MatchConfig(PAULISTA, algorithm="dcfr").key()
+    # auto's DCFR+ from three rungs (stop 45) solves the 1-3-6 cells otherwise: a new key again
+    assert MatchConfig(PAULISTA).key() == "9660a19207a2dcb7"
+    assert MatchConfig(PAULISTA.with_max_stake(6), auto_rungs=4).key() == MatchConfig(
+        PAULISTA.with_max_stake(6), algorithm="dcfr").key() != MatchConfig(PAULISTA.with_max_stake(6)).key()
     others = [CellSpec.make(SMALL, 3, 6, 0, 0), CellSpec.make(SMALL, 3, 5, 1, 0), CellSpec.make(SMALL, 5, 3, 0, 0),
               CellSpec.make(SMALL, 3, 5, 0, 0, prunes=0), CellSpec.make(SMALL, 3, 5, 0, 0, algorithm="cfr+"),
               CellSpec.make(PAULISTA.with_deck("7QJKA23", "c"), 3, 5, 0, 0)]

@@ -459,15 +459,35 @@ def test_a_run_begun_before_the_leaders_raises_were_capped_continues_on_its_tree
     assert stable_hash(fresh) != stable_hash(describe)
 
 
-def test_auto_chooses_dcfr_plus_from_four_rungs_on_the_real_deck_only():
+def test_a_run_begun_when_auto_started_at_four_rungs_continues_so(tmp_path, capsys):
+    """Stop 45 moved auto's DCFR+ down to the 1-3-6 cells: a real-deck match folder begun before (its description
+    has no threshold) is the same run, continues with DCFR on those cells."""
+    from truco_lab.abstraction.tree import ALL_PRUNES
+    from truco_lab.lab.match import AUTO_OLD_RUNGS, MatchConfig
+    from truco_lab.rules.ruleset import PAULISTA
+
+    out = tmp_path / "m"
+    describe = {"kind": "match", "rules": PAULISTA.to_dict(), "prunes": ALL_PRUNES, "algorithm": "auto"}
+    _begun_with_dcfr(out, "match", describe, MatchConfig(PAULISTA, auto_rungs=AUTO_OLD_RUNGS).key())
+    match = ["match", "--cells", "11,11", "--out", str(out), "-q"]
+    assert main(match) == 2
+    err = capsys.readouterr().err
+    assert "cells of four rungs or more" in err and "holds this run already" in err
+    assert "auto_rungs" not in json.loads((out / "run.json").read_text())["describe"]  # untouched
+    assert MatchConfig(PAULISTA, auto_rungs=4).cell_algorithm((7, 7, 1)) == "dcfr"
+    assert MatchConfig(PAULISTA).cell_algorithm((7, 7, 1)) == "dcfr+"
+
+
+def test_auto_chooses_dcfr_plus_from_three_rungs_on_the_real_deck_only():
     from truco_lab.lab.match import AUTO, MatchConfig, cell_algorithm, live_ladder, plan
     from truco_lab.rules.ruleset import PAULISTA
 
     small = PAULISTA.with_deck("4567QJKA23", "c")
     chosen = {c: cell_algorithm(AUTO, PAULISTA, live_ladder(PAULISTA, c)) for c in [(0, 0, 1), (4, 4, 1), (7, 7, 1),
                                                                                       (10, 10, 0), (11, 11, 1)]}
-    assert chosen == {(0, 0, 1): "dcfr+", (4, 4, 1): "dcfr+", (7, 7, 1): "dcfr", (10, 10, 0): "dcfr",
+    assert chosen == {(0, 0, 1): "dcfr+", (4, 4, 1): "dcfr+", (7, 7, 1): "dcfr+", (10, 10, 0): "dcfr",
                       (11, 11, 1): "dcfr"}
+    assert cell_algorithm(AUTO, PAULISTA, live_ladder(PAULISTA, (6, 9, 1))) == "dcfr+"  # the capped 1-3-6 shape
     assert cell_algorithm(AUTO, small, live_ladder(small, (0, 0, 1))) == "dcfr"  # no evidence on small decks
     assert cell_algorithm("cfr+", PAULISTA, live_ladder(PAULISTA, (0, 0, 1))) == "cfr+"
     # the plan prices DCFR+'s fewer iterations where auto uses it, and nothing else changes

@@ -61,7 +61,7 @@ def add_parser(sub) -> None:
                     help="per cell and vira class, in match-win probability (default 1e-3)")
     ma.add_argument("--max-iterations", type=positive_int, default=5000, help="cap per cell (default 5000)")
     ma.add_argument("--algorithm", choices=(AUTO, *ALGORITHMS), default=AUTO,
-                    help="CFR variant (default auto: DCFR+ on the real deck's cells whose ladder reaches 9, DCFR "
+                    help="CFR variant (default auto: DCFR+ on the real deck's cells whose ladder reaches 6, DCFR "
                          "elsewhere; a run begun with DCFR everywhere continues so)")
     ma.add_argument("--executor", choices=("local", "ray"), default="local", help="local process pool or Ray")
     ma.add_argument("--ray-address", metavar="ADDR", help="join this Ray cluster (default: start a local Ray)")

@@ -49,7 +49,7 @@ def add_parser(sub) -> None:
     so.add_argument("--ignore-memory-check", action="store_true",
                     help="solve even when the predicted peak memory exceeds what this machine has available")
     so.add_argument("--algorithm", choices=(AUTO, *ALGORITHMS), default=AUTO,
-                    help="CFR variant (default auto: DCFR+ on the real deck's cells whose ladder reaches 9, DCFR "
+                    help="CFR variant (default auto: DCFR+ on the real deck's cells whose ladder reaches 6, DCFR "
                          "elsewhere; a run begun with DCFR continues so)")
     stop = so.add_mutually_exclusive_group(required=True)
     stop.add_argument("--iterations", type=positive_int, help="run exactly N iterations per cell")
@@ -106,12 +106,12 @@ def run(args: argparse.Namespace) -> int:
                 "equity": req.equity.key() if req.equity is not None else None}
     formers = {}
     if args.algorithm != "dcfr" and args.auto_algorithm:
-        formers["algorithm"] = "dcfr"  # the default before DCFR+ on cells whose ladder reaches 9
+        formers["algorithm"] = "dcfr"  # the default before DCFR+ on this cell's ladder (9 from stop 38, 6 from 45)
     if req.prunes & CAP_OWN_RAISES:
         formers["prunes"] = req.prunes & ~CAP_OWN_RAISES  # before the leading player's raises were capped
     begun = {} if args.fresh else as_begun(out, "solve", describe, formers)
     if begun:
-        why = {"algorithm": "with DCFR (the default before DCFR+ on cells whose ladder reaches 9)",
+        why = {"algorithm": "with DCFR (the default before DCFR+ on cells with this ladder)",
                "prunes": "before the leading player's raises were capped (cap_own_raises)"}
         print(f"{PROG}: {out} was begun {' and '.join(why[f] for f in begun)}; continuing it so (another --out, "
               "or --fresh to start it over, for the new defaults)", file=sys.stderr)

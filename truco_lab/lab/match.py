@@ -158,25 +158,31 @@ AUTO_BIG = "dcfr+"
 # iterations against DCFR's 90 at 4x4 (ladder 1-3-6-9) and 81 against ~92 on the 0x0 class (the full
 # ladder), and fewer at every check; on the 10x10 cell in match equity (ladder 1-3) DCFR was as fast to
 # 1e-3 and faster to 2.5e-4, and on small decks DCFR has never lost, so DCFR stays everywhere else.
-AUTO_BIG_RUNGS = 4
-AUTO_BIG_ITERATIONS = 0.88  # DCFR+'s iterations relative to DCFR's on those cells (80/90, 81/92)
+# Stop 45 moved it from four rungs to three: in the proxy match equity DCFR+ reached 1e-3 in 70 iterations at 7x7
+# (DCFR 80) and 60 at 6x9 (DCFR 70; PDCFR+ 80, HS-PCFR+ 90, HS-DCFR 70). Runs begun before keep four
+# (MatchConfig.auto_rungs, as the run was begun).
+AUTO_BIG_RUNGS = 3
+AUTO_OLD_RUNGS = 4  # auto's threshold before stop 45
+AUTO_BIG_ITERATIONS = 0.88  # DCFR+'s iterations relative to DCFR's on those cells (80/90, 81/92; 70/80, 60/70)
 # The tiers' seconds per iteration are DCFR's, and DCFR+ costs the same per iteration since stop 42 (before, its
 # backward pass ran through the kernels' generic copy: ~1.6x DCFR's iteration on one thread at 10x10).
 
 
-def auto_differs(rules: RuleSet) -> bool:
-    """Whether ``auto`` can choose anything but DCFR for ``rules`` (the real 40-card paulista deck with a
-    ladder of at least four rungs)."""
-    return rules.name == "paulista" and len(rules.deck) == 40 and len(rules.ladder) >= AUTO_BIG_RUNGS
+def auto_differs(rules: RuleSet, rungs: int | None = None) -> bool:
+    """Whether ``auto`` (DCFR+ from ``rungs`` live rungs, default :data:`AUTO_BIG_RUNGS`) can choose anything
+    but DCFR for ``rules``: the real 40-card paulista deck with a ladder that long."""
+    rungs = AUTO_BIG_RUNGS if rungs is None else rungs
+    return rules.name == "paulista" and len(rules.deck) == 40 and len(rules.ladder) >= rungs
 
 
-def cell_algorithm(choice: str, rules: RuleSet, ladder: tuple[int, ...]) -> str:
+def cell_algorithm(choice: str, rules: RuleSet, ladder: tuple[int, ...], rungs: int | None = None) -> str:
     """The update rule a cell with live ``ladder`` is solved with: ``choice`` itself, or for ``auto`` DCFR+
-    on the real deck's cells whose ladder reaches four rungs (1-3-6-9 and the full ladder) and DCFR
-    elsewhere."""
+    on the real deck's cells whose ladder has at least ``rungs`` rungs (default :data:`AUTO_BIG_RUNGS`: 1-3-6
+    and longer) and DCFR elsewhere."""
     if choice != AUTO:
         return choice
-    return AUTO_BIG if auto_differs(rules) and len(ladder) >= AUTO_BIG_RUNGS else "dcfr"
+    rungs = AUTO_BIG_RUNGS if rungs is None else rungs
+    return AUTO_BIG if auto_differs(rules, rungs) and len(ladder) >= rungs else "dcfr"
 
 
 # ---- cost model for --plan ----------------------------------------------
@@ -419,6 +425,7 @@ class MatchConfig:
     # GB of built trees the run may keep in OUT/trees for later cells of the same structure (not in the key: a
     # stored tree is the built one); None: half the disk space free when the run starts; 0: none
     tree_store_gb: float | None = None
+    auto_rungs: int = AUTO_BIG_RUNGS  # auto's DCFR+ threshold (a run begun before stop 45 keeps 4)
 
     def __post_init__(self) -> None:
         # cap_own_raises only where it bites at some score of this rule set's grid: elsewhere (short ladders,
@@ -428,13 +435,25 @@ class MatchConfig:
             object.__setattr__(self, "prunes", self.prunes & ~CAP_OWN_RAISES)
 
     def key(self) -> str:
-        return stable_hash({"kind": "match", "rules": self.rules.to_dict(), "prunes": self.prunes,
-                            "algorithm": self.keyed_algorithm()})
+        what = {"kind": "match", "rules": self.rules.to_dict(), "prunes": self.prunes,
+                "algorithm": self.keyed_algorithm()}
+        return stable_hash({**what, **self.auto_keyed()})
 
     def keyed_algorithm(self) -> str:
         """The algorithm the run is keyed by: ``auto`` where it solves some cell otherwise than DCFR would,
         else ``dcfr`` (the same solves, so the same key as before ``auto`` was the default)."""
-        return "dcfr" if self.algorithm == AUTO and not auto_differs(self.rules) else self.algorithm
+        return "dcfr" if self.algorithm == AUTO and not auto_differs(self.rules, self.auto_rungs) else self.algorithm
+
+    def auto_keyed(self) -> dict:
+        """``{"auto_rungs": n}`` where ``auto`` chooses by a threshold other than the one before stop 45 (and that
+        changes some cell's rule here), else nothing: so a run's key and description stay what they were."""
+        on = self.algorithm == AUTO and self.auto_rungs != AUTO_OLD_RUNGS and (
+            auto_differs(self.rules, self.auto_rungs) or auto_differs(self.rules, AUTO_OLD_RUNGS))
+        return {"auto_rungs": self.auto_rungs} if on else {}
+
+    def cell_algorithm(self, cell: ScoreCell) -> str:
+        """The update rule this run solves ``cell`` with."""
+        return cell_algorithm(self.algorithm, self.rules, live_ladder(self.rules, cell, self.prunes), self.auto_rungs)
 
     def stop(self) -> Stop:
         return Stop(target=self.target, max_iterations=self.max_iterations, check_every=self.check_every,
@@ -482,7 +501,7 @@ def cell_jobs(cfg: MatchConfig, state: MatchState, cell: ScoreCell, out: Path | 
     br1 = continuation_utilities(rules, a, b, d, codes, lambda x, y, z: -state.br_value(1, x, y, z), 0.0, -1.0)
     jobs = []
     streamed = plan(rules, [cell], cfg.prunes, cfg.target, cfg.table)[0].peak_gb > cfg.stream_over_gb
-    algorithm = cell_algorithm(cfg.algorithm, rules, live_ladder(rules, cell, cfg.prunes))
+    algorithm = cfg.cell_algorithm(cell)
     for vc in vira_classes(rules):
         spec = CellSpec.make(rules, a, b, d, vc.index, prunes=cfg.prunes, payoff="equity", equity=state.equity,
                              algorithm=algorithm)

@@ -24,6 +24,7 @@ from truco_lab.abstraction.tree import ALL_PRUNES, CAP_OWN_RAISES
 from truco_lab.lab.executors import make_executor
 from truco_lab.lab.match import (
     AUTO,
+    AUTO_OLD_RUNGS,
     CACHE_SHARE,
     MatchConfig,
     MatchState,
@@ -225,18 +226,23 @@ def _run_match(cfg: MatchConfig, which, out: str | Path, *, executor: str = "loc
 
     out = Path(out)  # a script may pass a string; claim() and the cell folders need a Path
     cells = select_cells(cfg.rules, which)
-    describe = {"kind": "match", "rules": cfg.rules.to_dict(), "prunes": cfg.prunes, "algorithm": cfg.algorithm}
+    describe = {"kind": "match", "rules": cfg.rules.to_dict(), "prunes": cfg.prunes, "algorithm": cfg.algorithm,
+                **cfg.auto_keyed()}
     formers = {}
-    if cfg.algorithm == AUTO and auto_differs(cfg.rules):
+    if cfg.algorithm == AUTO and (auto_differs(cfg.rules) or auto_differs(cfg.rules, AUTO_OLD_RUNGS)):
         formers["algorithm"] = "dcfr"  # the default before DCFR+ on the 1-3-6-9 and full-ladder cells
+    if "auto_rungs" in describe:
+        formers["auto_rungs"] = AUTO_OLD_RUNGS  # auto's DCFR+ from four rungs before stop 45
     if cfg.prunes & CAP_OWN_RAISES:
         formers["prunes"] = cfg.prunes & ~CAP_OWN_RAISES  # before the leading player's raises were capped
     begun = {} if fresh else as_begun(out, "match", describe, formers)
     if begun:
         # its cells and checkpoints stay as they began
         why = {"algorithm": "with DCFR on every cell (the default before DCFR+ on the 1-3-6-9 and full-ladder cells)",
-               "prunes": "before the leading player's raises were capped (cap_own_raises)"}
-        print(f"{out}: this run was begun {' and '.join(why[f] for f in begun)}; continuing it so (another --out, or "
+               "prunes": "before the leading player's raises were capped (cap_own_raises)",
+               "auto_rungs": "with auto's DCFR+ on cells of four rungs or more (before it took the 1-3-6 cells too)"}
+        said = [f for f in begun if not (f == "auto_rungs" and "algorithm" in begun)]  # a DCFR run: auto is moot
+        print(f"{out}: this run was begun {' and '.join(why[f] for f in said)}; continuing it so (another --out, or "
               "--fresh to start it over, for the new defaults)", file=sys.stderr)
         cfg = replace(cfg, **begun)
         describe.update(begun)

@@ -26,7 +26,7 @@ from truco_lab.abstraction.payoff import continuation_utilities, objective_utili
 from truco_lab.abstraction.tree import openspiel_route, outcome_codes, slot_probabilities
 from truco_lab.lab.cell import CellJob, CellSpec, Stop, TreeCache, candidate_codes
 from truco_lab.lab.equity import EquityTable
-from truco_lab.lab.match import MatchState, canonical, cell_algorithm, live_ladder
+from truco_lab.lab.match import AUTO_OLD_RUNGS, MatchState, canonical, cell_algorithm, live_ladder
 from truco_lab.rules import RuleSet
 
 
@@ -87,6 +87,7 @@ class MatchStrategy:
         self.rules = RuleSet.from_dict(d["rules"])
         self.prunes = int(d["prunes"])
         self.algorithm = d["algorithm"]
+        self.auto_rungs = int(d.get("auto_rungs", AUTO_OLD_RUNGS))  # described only where it is not the old one
         self.equity = EquityTable.load(out / "equity.parquet")
         summary = read_json(out / "summary.json", "match summary")
         self.state = MatchState(self.rules.target)
@@ -102,7 +103,8 @@ class MatchStrategy:
     def spec(self, cell, vc: int) -> CellSpec:
         """The spec (and so the checkpoint's hash) of a canonical cell's vira class in this run."""
         a, b, d = cell
-        algorithm = cell_algorithm(self.algorithm, self.rules, live_ladder(self.rules, cell, self.prunes))
+        algorithm = cell_algorithm(self.algorithm, self.rules, live_ladder(self.rules, cell, self.prunes),
+                                   self.auto_rungs)
         return CellSpec.make(self.rules, a, b, d, vc, prunes=self.prunes, payoff="equity", equity=self.equity,
                              algorithm=algorithm)
 

@@ -80,12 +80,17 @@ def claim(out: Path, kind: str, key: str, describe: dict, *, resume: bool, fresh
 def as_begun(out: Path, kind: str, describe: dict, formers: dict) -> dict:
     """The fields of ``formers`` (field -> what a default was before it changed) that ``out``'s ``kind`` run
     was begun with, when those are all it differs in from ``describe``: such a run continues as it began
-    instead of being refused as another run. Empty when ``out`` holds no such run."""
+    instead of being refused as another run. A field the old run's description lacks (added since) counts as
+    its former value. Empty when ``out`` holds no such run."""
     try:
         old = read_json(Path(out) / "run.json", "run file")
     except (OSError, ValueError):
         return {}
     there = old.get("describe", {}) if old.get("kind") == kind else {}
+    if not there:
+        return {}
+    # a field described since (in ``describe``, not in the old run's) had its former value then
+    there = {**{f: v for f, v in formers.items() if f in describe and f not in there}, **there}
     begun = {f: v for f, v in formers.items() if f in there and there[f] == v and describe.get(f) != v}
     return begun if begun and {**describe, **begun} == there else {}
 
