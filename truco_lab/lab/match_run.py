@@ -65,7 +65,7 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
           f"total {total:,.2f} CPU-hours; largest task {peak:.1f} GB"
           + (f"; {nstream} cells streamed from disk (over {cfg.stream_over_gb:g} GB in memory)" if nstream else ""),
           file=file)
-    store = store_plan(cfg.rules, rows, cfg.prunes, _store_gb(cfg))
+    store = store_plan(cfg.rules, [r for r in rows if r.peak_gb <= cfg.stream_over_gb], cfg.prunes, _store_gb(cfg))
     if store.read:
         cap = "" if math.isinf(_store_gb(cfg)) else f" (of {_store_gb(cfg):,.0f} GB allowed)"
         print(f"tree store: {store.built} tasks build their trees, {store.read} read them; up to "
