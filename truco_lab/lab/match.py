@@ -263,10 +263,13 @@ TABLE_BYTES_PER_ENTRY = 89.0
 # writing its strategy table. Stop 41: the builder finishes terminals where it makes them (10x10 14.7 -> 9.2 s,
 # 7x7 52 -> 33 s; `solve` reports 35.8 s of build at 7x7 with the block layout) and the table writer lost
 # Parquet's float dictionaries and two sorts (10x10 10.4 -> 8.0 s, 7x7 32 s on one thread). Before: 0.4 and
-# 0.6 us. A streamed table pass labels and evaluates part by part: ~10 min at the 0x0 class (stop 31).
+# 0.6 us. A streamed table pass labels and evaluates part by part: ~10 min at the 0x0 class (stop 31), 0.6 us per
+# entry until stop 45 (below).
 BUILD_S_PER_ENTRY = 0.23e-6
 TABLE_S_PER_ENTRY = 0.2e-6
-STREAMED_TABLE_S_PER_ENTRY = 0.6e-6
+# A streamed table pass (stop 45, 6x9 at split depth 3, one thread, two runs each): 0.23-0.24 us per entry reading
+# each part's navigation file, 0.34-0.38 rebuilding the parts as before (the build 0.18-0.23 either way)
+STREAMED_TABLE_S_PER_ENTRY = 0.25e-6
 STORED_BYTES_PER_ENTRY = 27.3  # a stored tree's files (6x9: 2.5 GiB for 98.3 M entries, navigation included)
 # Reading a stored tree (stop 45): 1.9-2.0 s for 6x9's 98.3 M entries (2.5 GB of files) here, 0.02 us per entry
 # against 0.27 to build it; priced at 0.05, what 27 bytes per entry at 0.5 GB/s from shared storage would take
