@@ -62,7 +62,12 @@ def remove_stale_temporaries(path: str | Path) -> list[Path]:
         pid, _, rest = name[len(head):].partition(".")
         if rest.startswith("tmp") and pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
             tmp = path.parent / name
-            tmp.unlink(missing_ok=True)
+            if tmp.is_dir():  # a folder written whole, then renamed into place (a stored tree)
+                import shutil
+
+                shutil.rmtree(tmp, ignore_errors=True)
+            else:
+                tmp.unlink(missing_ok=True)
             gone.append(tmp)
     return gone
 

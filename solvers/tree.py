@@ -463,16 +463,16 @@ def save_tree(tree: VectorTree, folder, key: str) -> bool:
     dropped. False when ``folder`` already held a tree."""
     import os
     import shutil
-    import socket
     from pathlib import Path
 
-    from solvers.storage import write_json
+    from solvers.storage import _HOST, remove_stale_temporaries, write_json
 
     folder = Path(folder)
     if (folder / "tree.json").exists():
         return False
     folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = folder.with_name(f".{folder.name}.{socket.gethostname()}.{os.getpid()}.tmp")
+    remove_stale_temporaries(folder)  # a copy whose writer was killed (SIGKILL, out of memory) on this host
+    tmp = folder.with_name(f".{folder.name}.{_HOST}.{os.getpid()}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     try:

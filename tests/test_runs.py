@@ -63,6 +63,22 @@ def test_another_run_in_the_folder_is_refused_unless_fresh(tmp_path, capsys):
     assert set(t.df["score0"].unique()) == {4}  # nothing stale mixed in
 
 
+def test_fresh_clears_what_an_interrupted_run_leaves(tmp_path):
+    """A streamed solve's parts and a match's tree store are the tool's own folders: ``--fresh`` removes them with
+    the rest (before, a folder holding them was refused as another tool's)."""
+    from truco_lab.lab.runs import claim, release_locks
+
+    out = tmp_path / "r"
+    claim(out, "match", "k1", {"a": 1}, resume=False, fresh=False)
+    for d in ("parts/s0-0_d1_v0.abc", "trees/0123456789abcdef"):
+        (out / d).mkdir(parents=True)
+        (out / d / "x.npy").write_bytes(b"0")
+    release_locks(out)
+    claim(out, "match", "k2", {"a": 2}, resume=False, fresh=True)
+    release_locks(out)
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == ["run.json"]
+
+
 def test_unwritable_out_fails_before_solving(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("x")

@@ -83,3 +83,33 @@ def test_the_plan_prices_what_the_store_holds():
     assert store_plan(PAULISTA, none, ALL_PRUNES, 0.0).read == 0
     small = store_plan(PAULISTA, free, ALL_PRUNES, 50.0)
     assert 0 < small.read < sp.read and small.peak_gb <= 50.0 < sp.peak_gb
+
+
+def test_the_store_heals_what_a_crash_or_a_bad_disk_leaves(tmp_path):
+    """A copy whose writer was killed is swept by the next writer on this host; a damaged stored tree is built
+    again and replaced, never a failed cell."""
+    import subprocess
+
+    from solvers.storage import _HOST
+    from truco_lab.lab.cell import CellJob, Stop, run_cell
+
+    rules = PAULISTA.with_deck("7QJKA23", "c").with_max_stake(12)
+    spec = CellSpec.make(rules, 0, 7, 1, 0)
+    key = spec.structure_key()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = tmp_path / f".{key}.{_HOST}.{dead.pid}.tmp"
+    stale.mkdir()
+    (stale / "node_actor.npy").write_bytes(b"half")
+
+    def solve(s):
+        return run_cell(CellJob(s, Stop(iterations=1), table=False, tree_store=str(tmp_path), tree_store_gb=10.0))
+
+    assert solve(spec).tree == "built" and not stale.exists() and (tmp_path / key / "tree.json").exists()
+    other = CellSpec.make(rules, 3, 6, 1, 0)
+    assert solve(other).tree == "store"
+    (tmp_path / key / "entry_child.npy").write_bytes(b"damaged")
+    first = solve(other)
+    assert first.tree == "built" and load_tree(tmp_path / key, key) is not None  # rebuilt and stored again
+    again = solve(other)
+    assert again.tree == "store" and again.game_value == first.game_value

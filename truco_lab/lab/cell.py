@@ -362,8 +362,11 @@ def _stored_or_built(job: CellJob) -> tuple:
     folder = Path(job.tree_store) / key
     try:
         tree = load_tree(folder, key)
-    except ValueError as e:
-        raise CellError(str(e)) from None
+    except ValueError:  # a damaged copy (a disk error; writes are atomic): build the tree again, and store that
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+        tree = None
     if tree is not None:
         spec.adopt_stored(tree)
         return tree, "store"

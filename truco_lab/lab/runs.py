@@ -18,7 +18,8 @@ from pathlib import Path
 
 from solvers.storage import read_json, write_json
 
-OWNED = ("run.json", "summary.json", "equity.parquet", "equity.png", "checkpoints", "results", "cells")
+OWNED = ("run.json", "summary.json", "equity.parquet", "equity.png", "checkpoints", "results", "cells", "parts",
+         "trees")  # parts: a streamed solve's, kept for a resume; trees: a match's tree store
 
 
 class RunError(ValueError):
