@@ -177,13 +177,26 @@ def test_explain_strategy_values_and_range(small_grid):
     # card removal: the opponent's range never holds our cards or the vira (one card per level here)
     for hand in adv.opponent_range.hand:
         assert not {"7", "A"} & set(hand.split())
-    # after a history, the probabilities are the strategy's at that OpenSpiel state
-    adv2 = explain((3, 5), 0, "Kc", "7c Ac 2c", "play_face_up Qc", solved=strat, rules=cfg.rules)
-    assert adv2.player == 0 and adv2.history == ["play_face_up Qc"]
+    # after a history, the probabilities are the strategy's at that OpenSpiel state (the opponent, holding Q J 3
+    # here, leads the 3 with probability 1: a lead of the Q is worth 0.47 to them against 0.61)
+    adv2 = explain((3, 5), 0, "Kc", "7c Ac 2c", "play_face_up 3c", solved=strat, rules=cfg.rules)
+    assert adv2.player == 0 and adv2.history == ["play_face_up 3c"]
     for hand in adv2.opponent_range.hand:
-        assert "Q" in hand.split()  # the card the opponent showed is in every hand of their range
+        assert "3" in hand.split()  # the card the opponent showed is in every hand of their range
     text = str(adv2)
     assert "opponent's range" in text and "play_face_up" in text
+
+
+def test_cells_sharing_a_tree_each_see_their_own_cell(small_grid):
+    """On a 1-3 ladder every start below 11 has one tree per dealer and class: the solved strategy reads it once,
+    but each cell's part carries its own score and payoffs."""
+    out, cfg, _, _ = small_grid
+    strat = MatchStrategy(out)
+    a, b = strat._part((3, 5, 0), 0), strat._part((6, 9, 0), 0)
+    assert a.spec.structure_key() == b.spec.structure_key()
+    assert (a.tree.source.score0, a.tree.source.score1) == (3, 5) and (b.tree.source.score0, b.tree.source.score1) == (6, 9)
+    assert a.tree.entry_child is b.tree.entry_child  # one tree's arrays
+    assert not np.array_equal(a.tree.payoff, b.tree.payoff)
 
 
 def test_explain_agrees_with_the_strategy_table(small_grid):
@@ -191,10 +204,10 @@ def test_explain_agrees_with_the_strategy_table(small_grid):
     writer and is read by key: the two must give the same probabilities and action values."""
     out, cfg, _, _ = small_grid
     strat = MatchStrategy(out)
-    adv = explain((3, 5), 0, "Kc", "7c Ac 2c", "play_face_up Qc", solved=strat, rules=cfg.rules)
+    adv = explain((3, 5), 0, "Kc", "7c Ac 2c", "play_face_up 3c", solved=strat, rules=cfg.rules)
     assert adv.reached
     table = StrategyTable.load(out / "cells" / "s3-5_d0")
-    rows = table.lookup("Kc", "7c Ac 2c", "play_face_up Qc", score=(3, 5), dealer=0)
+    rows = table.lookup("Kc", "7c Ac 2c", "play_face_up 3c", score=(3, 5), dealer=0)
     by_action = {r.action: r for r in rows.itertuples()}
     assert set(by_action) == set(adv.actions.action)
     for r in adv.actions.itertuples():
@@ -231,7 +244,7 @@ def test_explain_errors_name_the_problem(small_grid, hand, history, vira, messag
 def test_explain_cli_and_unsolved_cell(small_grid, tmp_path, capsys):
     out, cfg, _, _ = small_grid
     assert main(["explain", "--score", "3,5", "--dealer", "0", "--vira", "Kc", "--hand", "7c Ac 2c", "--history",
-                 "play_face_up Qc", "--solved", str(out), *SMALL_ARGS]) == 0
+                 "play_face_up 3c", "--solved", str(out), *SMALL_ARGS]) == 0
     assert "opponent's range" in capsys.readouterr().out
     from truco_lab.lab.match import MatchConfig
     from truco_lab.lab.match_run import run_match

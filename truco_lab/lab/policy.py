@@ -12,6 +12,7 @@ measured.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,6 +129,9 @@ class MatchStrategy:
         if tree is None:
             tree = spec.build()
             self._trees.put(spec, tree)
+        else:  # another cell's tree of the same structure: this cell's view of it (its own source and payoffs)
+            tree = copy.copy(tree)
+            spec.adopt(tree)
         codes = candidate_codes(rules)
         st = self.state
         br0 = continuation_utilities(rules, a, b, d, codes, lambda x, y, z: st.br_value(0, x, y, z), 1.0, 0.0)
