@@ -235,10 +235,12 @@ def tree_shape(rules: RuleSet, cell: ScoreCell, prunes: int = ALL_PRUNES) -> tup
 # iterations to 1e-3 relative to a cold start, per tier, where a warm start saved a check. Measured in the proxy
 # match equity (stop 43, experiments/update_rules.py --variants <rule>@warm, vira class 0, dealer 1): 7x7 warm
 # from 7x8 70 against 80 cold (DCFR, 11-16% lower at every check); 4x4 warm from 4x5 60 against 60 (DCFR+, equal
-# from iteration 40); 9x9 warm from 9x10 in the real equity 70 against 70 (README, Measured). The full ladder is not
-# measured, so it keeps its cold count; the eleven row's 33% (benchmarks/warm_start.py) is left out too (its
+# from iteration 40); 9x9 warm from 9x10 in the real equity 70 against 70 (README, Measured). The eleven row's 33% (benchmarks/warm_start.py) is left out too (its
 # cells take ~15 iterations, so the tier is priced by its builds).
-WARM_ITERATIONS = {3: 70 / 80}
+# The full ladder (stop 45, streamed, DCFR+, vira 7d, dealer 1): 0x0 warm from 0x1 (its tree, 62 iterations cold)
+# 54 against 66 cold (stop 39), lower at every check (3.35e-2 against 3.45e-2 at 10, 2.42e-3 against 3.21e-3 at 33);
+# priced for the (5, 1) shape too, which was not measured warm.
+WARM_ITERATIONS = {3: 70 / 80, 5: 54 / 66}
 
 
 # Rule sets whose trees differ from paulista's, per vira class: (entries, s/iteration, peak memory) relative to
