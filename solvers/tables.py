@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numba as nb
 import numpy as np
 import pandas as pd
 
@@ -96,13 +97,37 @@ def column_docs(metadata: dict) -> dict[str, str]:
 
 
 def small_unique(x: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(x, return_inverse=True)`` for integers in ``0..size-1``, without sorting."""
-    present = np.zeros(size, np.bool_)
-    present[x] = True
-    uniq = np.flatnonzero(present)
+    """``np.unique(x, return_inverse=True)`` for integers in ``0..size-1``, without sorting: three linear
+    passes in numba (numpy's scatter and gather took 6 ms per million rows even for 200 categories; 48 calls
+    were 0.72 s of a 10x10 table's 7.7)."""
+    x = np.ascontiguousarray(x)
     index = np.zeros(size, np.int32)
-    index[uniq] = np.arange(len(uniq), dtype=np.int32)
-    return uniq, index[x]
+    uniq = _mark_and_rank(x.reshape(-1), index)
+    inv = np.empty(x.shape, np.int32)
+    _gather_codes(x.reshape(-1), index, inv.reshape(-1))
+    return uniq, inv
+
+
+@nb.njit(cache=True, nogil=True)
+def _mark_and_rank(x, index):
+    """Mark the values of ``x`` in ``index``, then number the marked ones in order; the values present."""
+    for v in x:
+        index[v] = 1
+    n = 0
+    for i in range(index.shape[0]):
+        if index[i]:
+            index[i] = n
+            n += 1
+    uniq = np.empty(n, np.int64)
+    for v in x:
+        uniq[index[v]] = v
+    return uniq
+
+
+@nb.njit(cache=True, nogil=True)
+def _gather_codes(x, index, out):
+    for i in range(x.shape[0]):
+        out[i] = index[x[i]]
 
 
 def _used(codes: np.ndarray, n_categories: int) -> tuple[np.ndarray, np.ndarray]:
