@@ -323,6 +323,27 @@ def test_streamed_cells_warm_start_from_streamed_neighbours_as_in_memory_cells_d
     assert np.allclose(a.equity.values[ok], b.equity.values[ok], atol=1e-8)
 
 
+def test_warm_started_cells_schedule_their_checks_from_the_neighbours(tmp_path):
+    """A cell warm-started from a neighbour checks first at twice check_every, then where the neighbour's slope
+    says (solvers.api.next_check's prior), and keeps that prior in its checkpoint for a resume."""
+    from solvers.api import checks_of, next_check
+
+    cfg = MatchConfig(SMALL, target=1e-4, table=False)
+    run_match(cfg, [(9, 10)], tmp_path, workers=1, progress=False)
+    res = {r["name"]: r for r in (json.loads(f.read_text()) for f in tmp_path.glob("cells/*/results/*.json"))}
+    ckpt = {f.name: f for f in tmp_path.glob("cells/*/checkpoints/*.npz")}
+    warm = [r for r in res.values() if r["warm_start"] and r["history"][0][1] > 1e-4]
+    assert warm  # 9x10 (dealer 1) starts from 10x10's regrets and is not done at its first check
+    for r in warm:
+        src = ckpt[r["warm_start"]]
+        mine = ckpt[next(n for n in ckpt if n.startswith(r["name"] + "."))]
+        prior = checks_of(src, None)
+        assert len(prior) >= 5 and checks_of(mine, None, "run/prior") == prior  # the neighbour's log, kept
+        first = [(i, e) for i, e, _ in r["history"][:1]]
+        assert first[0][0] == 2 * cfg.check_every and r["exploitability"] <= 1e-4
+        assert r["history"][1][0] == next_check(first, cfg.check_every, 1e-4, prior) > first[0][0] + cfg.check_every
+
+
 def test_min_s_and_endgame_select_every_cell_with_both_scores_at_least_s():
     """`--cells min:S`: every canonical cell with both scores >= S, successors included (they are: scores only
     grow); `endgame` is min:9 in a match to 12 (the 1->3 tier and the eleven row)."""

@@ -63,6 +63,45 @@ def test_a_resumed_target_run_checks_and_stops_where_an_uninterrupted_one_does(t
     assert [h[0] for h in again.history[1:]] == [h[0] for h in full.history if h[0] > part.iterations]
 
 
+def test_a_prior_schedule_jumps_on_the_neighbours_slope():
+    """next_check with a warm start's prior: the first check at twice check_every, the second where it meets
+    the target on the neighbour's last slope (capped at PRIOR_SLOPE_CAP, and at where the neighbour met the
+    target); past the prior's log, the prior's reach is where its own power law meets the target."""
+    from solvers.api import PRIOR_SLOPE_CAP, next_check, prior_reach
+
+    prior = [(5, 4e-2), (10, 1.2e-2), (20, 4e-3), (40, 8e-4)]
+    assert prior_reach(prior, 1e-3) == 40 and prior_reach(prior, 1e-1) == 5
+    assert prior_reach(prior[:3], 1e-3) == 40  # (20, 4e-3) at slope log2(3): 20 * 4^(1/1.585) = 47.6, capped at 2 x 20
+    assert next_check([], 5, 1e-3, prior) == 10
+    assert next_check([], 5, 1e-3) == 5 and next_check([], 5, None, prior) == 5  # no prior, or no target
+    k = min(np.log(4e-3 / 8e-4) / np.log(2), PRIOR_SLOPE_CAP)  # the prior's last slope, capped
+    assert next_check([(10, 5e-3)], 5, 1e-3, prior) == int(np.ceil(10 * 5 ** (1 / k))) == 23
+    assert next_check([(10, 5e-2)], 5, 1e-3, prior) == 40  # no later than where the neighbour got there
+    assert next_check([(10, 1.1e-3)], 5, 1e-3, prior) == 11  # at least one iteration on
+    assert next_check([(10, 5e-3)], 5, 1e-3) == 15  # without it: check_every on
+    two = [(10, 5e-3), (23, 1.2e-3)]
+    assert next_check(two, 5, 1e-3, prior) == next_check(two, 5, 1e-3)  # from two own checks on, the prior is unused
+
+
+def test_a_warm_started_run_checks_from_its_prior_and_resumes_on_the_same_schedule(tmp_path):
+    """run(prior=...) on Leduc: fewer checks than a cold schedule, the target met; the prior is kept in the
+    checkpoints, so a resumed run checks exactly where the uninterrupted one does."""
+    from solvers.api import run
+
+    g = pyspiel.load_game("leduc_poker")
+    cold = solve(g, algorithm="dcfr", iterations=None, target_exploitability=2e-3, check_every=5)
+    prior = [(i, e) for i, e, _ in cold.history]
+    fresh = lambda: CFRSolver(build_openspiel_tree(g), "dcfr")  # noqa: E731
+    expl, hist = run(fresh(), None, 2e-3, check_every=5, prior=prior)
+    assert expl <= 2e-3 and hist[0][0] == 10 and hist[1][0] > 20  # the second check jumps
+    assert len(hist) < len(cold.history) and hist[-1][0] <= cold.iterations + 5
+    ck = tmp_path / "ck.npz"
+    cut = hist[0][0] + 1
+    run(fresh(), cut, 2e-3, check_every=5, prior=prior, checkpoint=ck, checkpoint_every=10 ** 6)
+    _, again = run(fresh(), None, 2e-3, check_every=5, checkpoint=ck, resume=True)  # the prior from the file
+    assert [h[0] for h in again[1:]] == [h[0] for h in hist if h[0] > cut]
+
+
 def test_resume_gives_the_same_regrets_as_an_uninterrupted_run(tmp_path):
     g = pyspiel.load_game("leduc_poker")
     full = solve(g, algorithm="pcfr+", iterations=60)

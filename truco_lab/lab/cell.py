@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from solvers.api import load_checkpoint, run
+from solvers.api import checks_of, load_checkpoint, run
 from solvers.storage import available_memory_gb, peak_rss_gb, read_json, reset_peak_rss, stable_hash, write_json
 from solvers.vector import VectorSolver
 from truco_lab.abstraction.payoff import PAYOFFS, continuation_utilities, points_utilities, units
@@ -321,13 +321,14 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     solver = VectorSolver(tree, spec.algorithm, threads=job.threads)
     ckpt = job.path("checkpoint")
     resume = job.resume and ckpt is not None and ckpt.exists()
-    warm_it = 0
+    warm_it, prior = 0, None
     if resume:
         _load(solver, ckpt, job.key)
     elif job.warm_from:
-        warm_it = _warm_start(solver, Path(job.warm_from))
+        warm_it, prior = _warm_start(solver, Path(job.warm_from))
     state_bytes = solver.state_nbytes()
-    result = _iterate(job, vc, solver, progress, build_s, tree, state_bytes, solver.nbytes() + tree.nbytes())
+    result = _iterate(job, vc, solver, progress, build_s, tree, state_bytes, solver.nbytes() + tree.nbytes(),
+                      resume, prior)
     result.warm_start = Path(job.warm_from).name if job.warm_from and not resume else None
     result.warm_iterations = warm_it
     result.tree = origin
@@ -383,9 +384,10 @@ def store_gb(folder: str | Path) -> float:
     return sum(f.stat().st_size for f in folder.rglob("*.npy")) / 2**30 if folder.is_dir() else 0.0
 
 
-def _warm_start(solver, path: Path) -> int:
+def _warm_start(solver, path: Path) -> tuple[int, list]:
     """Start ``solver`` (in memory or streamed) from a solved neighbour's regrets only; the neighbour's
-    iteration count. Its current strategy is this cell's first iterate, while strategy sums and the
+    iteration count and its logged exploitability checks (this cell's checks are scheduled from them:
+    :func:`solvers.api.next_check`). Its current strategy is this cell's first iterate, while strategy sums and the
     iteration count start afresh (the neighbour's average belongs to other payoffs). Measured on the
     full-deck eleven row: 33% fewer iterations than cold, never more; carrying the sums and count over too
     saved only 2% and cost up to 2.7x more near the match's end (benchmarks/warm_start.py)."""
@@ -396,20 +398,21 @@ def _warm_start(solver, path: Path) -> int:
     warm_it = solver.iteration
     solver.reset_averages()
     solver.iteration = 0
-    return warm_it
+    return warm_it, checks_of(path, None)
 
 
 def _iterate(job: CellJob, vc, solver, progress, build_s: float, tree, state_bytes: int,
-             total_bytes: int) -> CellResult:
+             total_bytes: int, resumed: bool = False, prior: list | None = None) -> CellResult:
     """Iterate ``solver`` to the job's stop rule (checkpoints keyed by the job's hash) and describe
-    the outcome; ``tree`` gives the sizes, the byte counts the per-entry figures."""
+    the outcome; ``tree`` gives the sizes, the byte counts the per-entry figures. ``resumed``: the job's
+    checkpoint is loaded (its logged checks go on); ``prior``: the warm start's neighbour's checks."""
     spec, stop = job.spec, job.stop
     start_it = solver.iteration
     cap = stop.iterations if stop.target is None else stop.max_iterations
     t1 = time.perf_counter()
     expl, history = run(solver, cap, stop.target, check_every=stop.check_every, checkpoint=job.path("checkpoint"),
-                        checkpoint_every=stop.checkpoint_every, resume=False, progress=progress,
-                        checkpoint_meta={"key": job.key})
+                        checkpoint_every=stop.checkpoint_every, resume=resumed, loaded=True, progress=progress,
+                        checkpoint_meta={"key": job.key}, prior=prior)
     solve_s = time.perf_counter() - t1
     done = solver.iteration - start_it
     n = max(tree.num_slots, 1)
@@ -451,14 +454,14 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
         build_s = time.perf_counter() - t0  # the block files are made once, as part of the build
         ckpt = job.path("checkpoint")
         resume = job.resume and ckpt is not None and ckpt.exists()
-        warm_it = 0
+        warm_it, prior = 0, None
         if resume:
             _load(solver, ckpt, job.key)
         elif job.warm_from:  # a neighbour streamed at the same depth: the same parts, so the same choices
-            warm_it = _warm_start(solver, Path(job.warm_from))
+            warm_it, prior = _warm_start(solver, Path(job.warm_from))
         solver.resident_bytes = _resident_budget(job, memory_of(split, job.threads, solver))
         result = _iterate(job, vc, solver, progress, build_s, split, solver.nbytes(),
-                          sum(memory_of(split, job.threads, solver).values()) + solver.resident_bytes)
+                          sum(memory_of(split, job.threads, solver).values()) + solver.resident_bytes, resume, prior)
         result.warm_start = Path(job.warm_from).name if job.warm_from and not resume else None
         result.warm_iterations = warm_it
         if job.br_utilities is not None:
