@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+import numba as nb
 import numpy as np
 
 TERMINAL = 0
@@ -394,12 +395,10 @@ class VectorTree:
         return int(np.searchsorted(self.infoset_offset, slot, side="right") - 1)
 
     def infoset_node(self) -> np.ndarray:
-        """Decision node of each information set."""
-        dec = np.flatnonzero(self.node_actor >= 0)
-        cnt = self.node_len[dec, self.node_actor[dec]]
+        """Decision node of each information set (one pass over the nodes: numpy's repeats and scatter took
+        0.53 s at 10x10's 39 M information sets, a sixth of labelling a table)."""
         out = np.empty(self.num_infosets, np.int32)
-        idx = np.repeat(self.node_infoset[dec], cnt) + _ranks(cnt)
-        out[idx] = np.repeat(dec, cnt)
+        _infoset_nodes(self.node_actor, self.node_infoset, self.node_len, out)
         return out
 
     def resident_bytes(self) -> int:
@@ -432,13 +431,6 @@ def _nested_nbytes(x) -> int:
     if isinstance(x, (list, tuple)):
         return sum(_nested_nbytes(v) for v in x)
     return 0
-
-
-def _ranks(cnt: np.ndarray) -> np.ndarray:
-    """0..c-1 for each count c, concatenated."""
-    total = int(cnt.sum())
-    starts = np.repeat(np.cumsum(cnt) - cnt, cnt)
-    return np.arange(total) - starts
 
 
 NATIVE_BUILDERS: dict = {}
@@ -512,3 +504,15 @@ def load_tree(folder, key: str) -> VectorTree | None:
         raise ValueError(f"{folder}: unreadable stored tree ({e}); delete the folder to build it again") from None
     kw = {name: arrays.get(name) for name in STORED}
     return VectorTree(**kw, num_hands=int(meta["num_hands"]))
+
+
+@nb.njit(cache=True, nogil=True)
+def _infoset_nodes(actor, infoset, nlen, out):
+    """:meth:`VectorTree.infoset_node`: node ``n``'s information sets are ``infoset[n] + k`` for the ``k``-th
+    element of its actor's list."""
+    for n in range(actor.shape[0]):
+        p = actor[n]
+        if p >= 0:
+            i0 = infoset[n]
+            for k in range(nlen[n, p]):
+                out[i0 + k] = n

@@ -318,3 +318,25 @@ def test_payoffs_live_per_outcome_and_a_temporary_payoff_is_undone():
         with tree.payoff_set(np.zeros(1)):
             pass
     assert np.array_equal(tree.utilities(), u)  # a refused payoff changes nothing
+
+
+def test_each_information_set_knows_its_node_player_and_hand():
+    """infoset_node and the table's labels (one numba pass each) against a plain walk: node ``n``'s information
+    sets are ``node_infoset[n] + k``, one per element ``k`` of its actor's list, holding that element's hand."""
+    from truco_lab.abstraction.tree import infoset_labels
+
+    rules = PAULISTA.with_deck("7QJKA23", "c")
+    tree = build_cell(rules, 3, 5, 0, vira_classes(rules)[0])
+    node = np.full(tree.num_infosets, -1)
+    player = np.full(tree.num_infosets, -1)
+    hand = np.full(tree.num_infosets, -1)
+    for n in np.flatnonzero(tree.node_actor >= 0):
+        p = tree.node_actor[n]
+        for k in range(tree.node_len[n, p]):
+            i = tree.node_infoset[n] + k
+            node[i], player[i], hand[i] = n, p, tree.elem_hand[tree.node_list[n, p] + k]
+    assert (node >= 0).all()
+    assert np.array_equal(tree.infoset_node(), node)
+    lab = infoset_labels(tree)
+    assert np.array_equal(lab["history"][0], node) and np.array_equal(lab["player"], player)
+    assert np.array_equal(lab["hand"][0], hand)

@@ -826,9 +826,10 @@ def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray |
     del key, inv
     tokens = [f"{int(k) // 65536}:{_token(int(k) % 65536 - 32768, names, card_level, cell.rules.raise_targets)}"
               for k in uniq]
-    node = tree.infoset_node()
-    player = actor[node].astype(np.int8)
-    elem = tree.node_list[node, player] + (np.arange(tree.num_infosets) - tree.node_infoset[node])
+    node = np.empty(tree.num_infosets, np.int32)
+    player = np.empty(tree.num_infosets, np.int8)
+    elem = np.empty(tree.num_infosets, np.int64)
+    _infoset_rows(actor, tree.node_infoset, tree.node_list, tree.node_len, node, player, elem)
     ehid = _element_hidden(tree, root_hidden, node)[elem]
     # a few face-down cards of 5 bits each: codes small enough to index (no hash or sort of 40 M codes;
     # pandas' factorize was 0.5 s of a 10x10 table)
@@ -850,6 +851,21 @@ def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray |
         "history": (node.astype(np.int32), NodeHistories(parent, tok, tokens, prefix)),
         "hidden": (inv.astype(_code_type(len(hid_names))), np.array(hid_names, dtype=object)),
     }
+
+
+@nb.njit(cache=True, nogil=True)
+def _infoset_rows(actor, infoset, nlist, nlen, node, player, elem):
+    """Per information set, its decision node, acting player and element, in one pass over the nodes (numpy's
+    gathers over 10x10's 39 M information sets were ~1.3 s of labelling a table)."""
+    for n in range(actor.shape[0]):
+        p = actor[n]
+        if p >= 0:
+            i0 = infoset[n]
+            e0 = nlist[n, p]
+            for k in range(nlen[n, p]):
+                node[i0 + k] = n
+                player[i0 + k] = p
+                elem[i0 + k] = e0 + k
 
 
 @lru_cache(maxsize=64)

@@ -268,7 +268,9 @@ TABLE_BYTES_PER_ENTRY = 89.0
 # 0.6 us. A streamed table pass labels and evaluates part by part: ~10 min at the 0x0 class (stop 31), 0.6 us per
 # entry until stop 45 (below).
 BUILD_S_PER_ENTRY = 0.23e-6
-TABLE_S_PER_ENTRY = 0.2e-6
+# Stop 46: the labels' per-information-set pass and the category codes in numba, a 10x10 table 7.73 -> 6.46-6.88 s
+# here (one thread, run after run against the previous commit): 0.86 of the 0.2 us measured at stop 41
+TABLE_S_PER_ENTRY = 0.17e-6
 # A streamed table pass (stop 45, 6x9 at split depth 3, one thread, two runs each): 0.23-0.24 us per entry reading
 # each part's navigation file, 0.34-0.38 rebuilding the parts as before (the build 0.18-0.23 either way)
 STREAMED_TABLE_S_PER_ENTRY = 0.25e-6
