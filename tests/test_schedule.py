@@ -143,4 +143,8 @@ def test_the_plans_check_overhead_counts_the_checks_a_run_makes():
         expl, history = run(s, None, 1e-3, check_every=5)
         assert expl <= 1e-3 and s.iteration >= n and s.iteration - n <= max(5, n // 2)
         assert math.isclose(check_overhead(n), 1 + CHECK_COST * s.checks / s.iteration)
-    assert check_overhead(80) < 1.2 < 1 + CHECK_COST * 13 / 80  # the old schedule checked 13 times by 80
+        warm = Curve(n)  # a warm start converging alike, scheduled from this run's log: two checks, the target met
+        expl, again = run(warm, None, 1e-3, check_every=5, prior=[(i, e) for i, e, _ in history])
+        assert expl <= 1e-3 and warm.checks == 2 and warm.iteration <= s.iteration
+    assert check_overhead(80) < 1 + CHECK_COST * 13 / 80  # the old schedule checked 13 times by 80
+    assert check_overhead(80, prior=True) < check_overhead(80)  # priced from the 10-card grid's warm cells

@@ -315,7 +315,10 @@ class PlanRow:
         return 4e-9 * self.entries + part * max(max(1, threads), 3.3) + 1.0
 
 
-CHECK_COST = 1.25  # one exploitability check in iterations (a best response per player: benchmarks/solvers.py)
+# One exploitability check (the average strategy and a best response per player) in iterations. Stop 46, the median
+# of four pairs each: one thread 0.62 (10x10 DCFR+), 0.66 (10x10 DCFR), 0.71 (7x7 DCFR+); two threads 0.87 (10x10
+# DCFR+, where the best response gains less from the second thread). Priced at the highest; 1.25 until stop 46.
+CHECK_COST = 0.9
 # A warm-started cell schedules its checks from its neighbour's (solvers.api.next_check's prior), measured on the
 # 10-card grid's whole match (max stake 3, stop 46): its 57 warm cells of 45 iterations or more made 3.07 checks
 # each against 7.02, and 0.7% more iterations (3,003 against 2,983); all 107 of 20 or more, 1.2% more
@@ -326,9 +329,10 @@ PRIOR_OVERSHOOT = 1.01
 def check_overhead(iterations: float, check_every: int = 5, prior: bool = False) -> float:
     """How much the exploitability checks add to ``iterations`` iterations run to a target: the checks
     :func:`solvers.api.next_check` schedules on a curve converging as the plan assumes (t^-1.8), priced at
-    :data:`CHECK_COST` iterations each. 80 iterations: 1.12 (was 1.3 with a check every 5-10 iterations).
+    :data:`CHECK_COST` iterations each. 80 iterations: 1.09 (1.12 at the old check cost; 1.3 with a check every 5-10
+    iterations).
     ``prior``: a warm-started cell, scheduled from its neighbour's checks, as measured (:data:`PRIOR_CHECKS`,
-    :data:`PRIOR_OVERSHOOT`): 1.07 at 66 iterations against 1.13."""
+    :data:`PRIOR_OVERSHOOT`): 1.05 at 66 iterations against 1.10."""
     from solvers.api import next_check
 
     its = max(1, round(iterations))
