@@ -79,7 +79,8 @@ def add_parser(sub) -> None:
     ma.add_argument("--resume", action="store_true", help="continue this run in DIR (finished cells are kept)")
     ma.add_argument("--fresh", action="store_true", help="overwrite DIR if it holds another run")
     ma.add_argument("--check-every", type=positive_int, default=5, help="iterations to the first exploitability check; later ones go where the measured "
-                    "convergence meets the target (without one: at this x 1, 2, 4, ...)")
+                    "convergence meets the target (without one: at this x 1, 2, 4, ...). A warm start checks first "
+                    "at twice this, then where its neighbour's logged slope meets the target")
     ma.add_argument("--no-warm-start", action="store_true", help="start every cell from zero regrets")
     ma.add_argument("--stream-over", type=positive_float, default=None, metavar="GB",
                     help="stream cells predicted to need more than GB in memory from disk (split depth 3, "

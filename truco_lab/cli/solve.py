@@ -63,7 +63,8 @@ def add_parser(sub) -> None:
     so.add_argument("--resume", action="store_true", help="continue this run in DIR (finished cells are kept)")
     so.add_argument("--fresh", action="store_true", help="overwrite DIR if it holds another run")
     so.add_argument("--check-every", type=positive_int, default=5, help="iterations to the first exploitability check; later ones go where the measured "
-                    "convergence meets the target (without one: at this x 1, 2, 4, ...)")
+                    "convergence meets the target (without one: at this x 1, 2, 4, ...). A warm start checks first "
+                    "at twice this, then where its neighbour's logged slope meets the target")
     so.add_argument("--checkpoint-every", type=positive_int, default=50, help="iterations between checkpoints")
     so.add_argument("--prunes", choices=("all", "none"), default="all", help="value-preserving prunes (default all)")
     so.add_argument("--no-table", action="store_true", help="write no strategy table")
