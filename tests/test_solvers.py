@@ -64,8 +64,8 @@ def test_a_resumed_target_run_checks_and_stops_where_an_uninterrupted_one_does(t
 
 
 def test_a_prior_schedule_jumps_on_the_neighbours_slope():
-    """next_check with a warm start's prior: the first check at twice check_every, the second where it meets
-    the target on the neighbour's last slope (capped at PRIOR_SLOPE_CAP, and at where the neighbour met the
+    """next_check with a warm start's prior: the first check at PRIOR_SHARE of the neighbour's count, within
+    check_every and twice that, the second where it meets the target on the neighbour's last slope (capped at PRIOR_SLOPE_CAP, and at where the neighbour met the
     target); past the prior's log, the prior's reach is where its own power law meets the target."""
     from solvers.api import PRIOR_SLOPE_CAP, next_check, prior_reach
 
@@ -73,6 +73,8 @@ def test_a_prior_schedule_jumps_on_the_neighbours_slope():
     assert prior_reach(prior, 1e-3) == 40 and prior_reach(prior, 1e-1) == 5
     assert prior_reach(prior[:3], 1e-3) == 40  # (20, 4e-3) at slope log2(3): 20 * 4^(1/1.585) = 47.6, capped at 2 x 20
     assert next_check([], 5, 1e-3, prior) == 10
+    assert next_check([], 5, 1e-3, [(5, 9e-4)]) == 5  # a quick neighbour: check as early as without a prior
+    assert next_check([], 5, 1e-3, [(5, 2e-3), (10, 9e-4), (30, 1e-4)]) == 5  # 0.3 x 10 is under check_every
     assert next_check([], 5, 1e-3) == 5 and next_check([], 5, None, prior) == 5  # no prior, or no target
     k = min(np.log(4e-3 / 8e-4) / np.log(2), PRIOR_SLOPE_CAP)  # the prior's last slope, capped
     assert next_check([(10, 5e-3)], 5, 1e-3, prior) == int(np.ceil(10 * 5 ** (1 / k))) == 23

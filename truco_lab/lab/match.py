@@ -321,7 +321,7 @@ class PlanRow:
 CHECK_COST = 0.9
 # A warm-started cell schedules its checks from its neighbour's (solvers.api.next_check's prior), measured on the
 # 10-card grid's whole match (max stake 3, stop 46): its 57 warm cells of 45 iterations or more made 3.07 checks
-# each against 7.02, and 0.7% more iterations (3,003 against 2,983); all 107 of 20 or more, 1.2% more
+# each against 7.02, and 0.6% more iterations (3,001 against 2,983); all 107 of 20 or more, 1.6% more
 PRIOR_CHECKS = 3.1
 PRIOR_OVERSHOOT = 1.01
 
