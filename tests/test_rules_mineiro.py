@@ -355,8 +355,14 @@ def test_mineiro_match_solved_certified_and_played(tmp_path, capsys):
     assert main(["arena", "--rules", "mineiro", "--bots", "solved,random", "--matches", "40", "--solved", str(out),
                  "--out", str(tmp_path / "a"), "-q", *small]) == 0
     assert "solved vs random: solved wins" in capsys.readouterr().out
+    # a raise by the opponent the solution makes (which one is the equilibrium's business, not this test's)
+    from truco_lab.people.advice import explain
+
+    rules = MINEIRO.with_deck("7QJKA23", "c").with_max_stake(4)
+    raises = ["raise 4"] + [f"play_face_up {c}c, play_face_up {m}c, raise 4" for m in "73K" for c in "QJA2"]
+    raised = next(h for h in raises if _reached(explain, (3, 5), 0, None, "3c Kc 7c", h, strat, rules))
     assert main(["explain", "--rules", "mineiro", "--score", "3,5", "--dealer", "0", "--hand", "3c Kc 7c",
-                 "--history", "raise 4", "--solved", str(out), *small]) == 0
+                 "--history", raised, "--solved", str(out), *small]) == 0
     text = capsys.readouterr().out
     assert "vira none" in text and "accept_raise" in text and "raise 3" not in text
 
@@ -370,3 +376,13 @@ def test_plan_prices_mineiro_from_its_own_tree_sizes():
     assert [r.classes for r in m] == [1, 1] and [r.classes for r in p] == [9, 9]
     assert m[0].ladder == (2, 4, 8, 10, 12) and m[1].ladder == (4,)
     assert m[0].peak_gb == pytest.approx(p[0].peak_gb * 5.49 / 7.1)
+
+
+def _reached(explain, score, dealer, vira, hand, history, strat, rules) -> bool:
+    """Whether the solution reaches ``history`` (False for a history these cards cannot have)."""
+    from truco_lab.people.advice import ExplainError
+
+    try:
+        return explain(score, dealer, vira, hand, history, solved=strat, rules=rules).reached
+    except ExplainError:
+        return False
