@@ -782,11 +782,12 @@ class StreamedSolver(SolverState):
                     self._resident.clear()
                     self._resident_used = 0
 
-    def evaluate_parts(self, visit, load=None) -> None:
+    def evaluate_parts(self, visit, load=None, min_actions: int = 0) -> None:
         """One evaluation pass of the average profile calling ``visit(i, tree, average strategy,
         action values, information-set reaches, regrets)`` (per slot of ``tree``) for each part in order
         (``tree`` from ``load(i)`` if given), then for the trunk (``i = -1``, the split's trunk): what a
-        strategy table needs, one part in memory at a time."""
+        strategy table needs, one part in memory at a time. Values and reaches of sets with fewer than
+        ``min_actions`` actions are NaN (see :func:`solvers.vector.slot_values_of`)."""
         sp = self.split
         # a table's labelled trees and rows need the room the resident parts and the buffers hold
         self._resident.clear()
@@ -796,7 +797,7 @@ class StreamedSolver(SolverState):
         def each(i, t, sl, reach, value, strat):
             if t is None or not hasattr(t, "infoset_offset"):
                 t = sp.part(i)
-            av, ireach = slot_values_of(t, reach, value, np.float32)  # table columns
+            av, ireach = slot_values_of(t, reach, value, np.float32, min_actions)  # table columns
             if self.layout == "blocks" and i >= 0:
                 cs = sp.store.load_choice_slots(i)
                 avg = np.ones(t.num_slots, np.float32)

@@ -167,7 +167,10 @@ def _dictionary(codes: np.ndarray, categories, width: type):
     import pyarrow as pa
 
     used, inv = _used(codes, len(categories))
-    return pa.DictionaryArray.from_arrays(inv.astype(width), pa.array(np.asarray(categories[used]).astype(str), pa.string()))
+    # categories that make their own Arrow strings (a tree's histories, built on demand) skip numpy's
+    values = categories.arrow(used) if hasattr(categories, "arrow") else pa.array(
+        np.asarray(categories[used]).astype(str), pa.string())
+    return pa.DictionaryArray.from_arrays(inv.astype(width), values)
 
 
 def _labelled(t):
@@ -243,7 +246,7 @@ def subgame_frame(solver, include_forced: bool = False) -> pd.DataFrame:
     t = solver.tree
     cols = _labelled(t)
     avg = solver.average_strategy()
-    av, reach = solver.slot_values(avg, np.float32)
+    av, reach = solver.slot_values(None, np.float32, 1 if include_forced else 2)  # the average, in place
     keep = np.flatnonzero(t.infoset_nact >= (1 if include_forced else 2))
     slot = _slots_of(t.infoset_offset, t.infoset_nact, keep)
     info = np.repeat(keep, t.infoset_nact[keep])
@@ -261,7 +264,7 @@ def write_table(solver, path: str | Path, metadata: dict, *, min_reach: float = 
     t = solver.tree
     cols = _labelled(t)
     avg = solver.average_strategy()
-    av, reach = solver.slot_values(avg, np.float32)
+    av, reach = solver.slot_values(None, np.float32, 1 if include_forced else 2)  # the average, in place
     nact = t.infoset_nact
     cand = nact >= (1 if include_forced else 2)
     keep = np.flatnonzero(cand & (reach >= min_reach)) if min_reach > 0 else np.flatnonzero(cand)
@@ -335,7 +338,7 @@ def write_split_table(solver, path: str | Path, metadata: dict, source, *, min_r
                 writer.write_table(table.cast(writer.schema))
                 counts["rows"] += len(slot)
 
-        solver.evaluate_parts(visit, load=source.tree)
+        solver.evaluate_parts(visit, load=source.tree, min_actions=1 if include_forced else 2)
         if writer is None:
             raise ValueError(f"no rows to write: every information set is below min_reach {min_reach}")
         writer.add_key_value_metadata({COUNTS_KEY: json.dumps({"rows": counts["rows"],

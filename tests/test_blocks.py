@@ -66,6 +66,14 @@ def test_certificates_of_a_callers_strategy(tree):
     av, ar = a.slot_values(s)
     bv, br = b.slot_values(s)
     assert np.array_equal(av, bv, equal_nan=True) and np.array_equal(ar, br)
+    # a table's pass (float32, forced sets left out): the same numbers where it keeps them, NaN elsewhere
+    tv, tr = b.slot_values(s, np.float32, min_actions=2)
+    keep = tree.infoset_nact >= 2
+    slot_keep = np.repeat(keep, tree.infoset_nact)
+    assert tv.dtype == tr.dtype == np.float32 and keep.sum() and (~keep).sum()
+    assert np.array_equal(tr[keep], br[keep].astype(np.float32)) and np.isnan(tr[~keep]).all()
+    assert np.array_equal(tv[slot_keep], bv[slot_keep].astype(np.float32), equal_nan=True)
+    assert np.isnan(tv[~slot_keep]).all()
     # a forced slot's probability is 1 whatever the caller's array holds (a table without forced rows)
     z = s.copy()
     z[tree.infoset_offset[tree.infoset_nact == 1]] = 0.0

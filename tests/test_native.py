@@ -323,7 +323,9 @@ def test_payoffs_live_per_outcome_and_a_temporary_payoff_is_undone():
 def test_each_information_set_knows_its_node_player_and_hand():
     """infoset_node and the table's labels (one numba pass each) against a plain walk: node ``n``'s information
     sets are ``node_infoset[n] + k``, one per element ``k`` of its actor's list, holding that element's hand."""
-    from truco_lab.abstraction.tree import infoset_labels
+    from truco_lab.abstraction.levels import hand_levels, level_names
+    from truco_lab.abstraction.tree import _token, infoset_labels
+    from truco_lab.rules.cards import A_DOWN, A_RAISE
 
     rules = PAULISTA.with_deck("7QJKA23", "c")
     tree = build_cell(rules, 3, 5, 0, vira_classes(rules)[0])
@@ -340,3 +342,26 @@ def test_each_information_set_knows_its_node_player_and_hand():
     lab = infoset_labels(tree)
     assert np.array_equal(lab["history"][0], node) and np.array_equal(lab["player"], player)
     assert np.array_equal(lab["hand"][0], hand)
+    # face-down cards and public histories (numba passes) against walks up the element and node links
+    names = level_names(rules, tree.source.vira_class)
+    card_level = hand_levels(tree.source.vira_class).card_level
+    owner = np.repeat(np.arange(tree.num_infosets), tree.infoset_nact)
+    hid_codes, hid_names = lab["hidden"]
+    hist_codes, histories = lab["history"]
+    strings = histories[np.arange(tree.num_nodes)]
+    for i in range(0, tree.num_infosets, 7):
+        e, down = tree.node_list[node[i], player[i]] + i - tree.node_infoset[node[i]], []
+        while tree.elem_entry[e] >= 0:
+            slot = tree.elem_entry[e]
+            if A_DOWN <= tree.entry_action[slot] < A_RAISE:
+                down.append(names[card_level[tree.entry_action[slot] - A_DOWN]])
+            j = owner[slot]
+            e = tree.node_list[node[j], player[j]] + j - tree.node_infoset[node[j]]
+        assert hid_names[hid_codes[i]] == " ".join(reversed(down))
+        path, n = [], node[i]
+        while n > 0:
+            par = tree.node_parent[n]
+            path.append(f"{tree.node_actor[par]}:{_token(int(tree.node_action[n]), names, card_level, rules.raise_targets)}")
+            n = par
+        assert strings[hist_codes[i]] == ", ".join(reversed(path))
+    assert (hid_codes > 0).any() and max(len(h) for h in strings) > 40  # face-down plays and long histories

@@ -758,53 +758,76 @@ def _code_type(categories: int) -> type:
     return np.int8 if categories <= 127 else np.int16 if categories <= 32767 else np.int32
 
 
-@nb.njit(cache=True)
-def _paths(parent, tok, nodes, out, depth):
-    """Token ids of each node's public history, root first, into ``out[i, :depth[i]]``."""
-    for i in range(nodes.shape[0]):
-        d = 0
+@nb.njit(cache=True, nogil=True)
+def _path_strings(parent, tok, nodes, tok_bytes, tok_off, head, sep):
+    """Each node's public history as UTF-8 bytes, ``head`` (the part above the tree, may be empty) then its
+    tokens root first, joined by ``sep``: (offsets [len(nodes) + 1], bytes). Walks each path twice (its
+    length, then its bytes written from the end), so no per-node buffer or Python string is made."""
+    m = nodes.shape[0]
+    off = np.zeros(m + 1, np.int64)
+    for i in range(m):
+        size = head.shape[0]
         n = nodes[i]
         while n > 0:
-            d += 1
+            t = tok[n]
+            size += tok_off[t + 1] - tok_off[t]
+            if parent[n] > 0 or head.shape[0] > 0:
+                size += sep.shape[0]
             n = parent[n]
-        if d > out.shape[1]:
-            depth[i] = -1  # deeper than the buffer: the caller asks again with a wider one
-            continue
-        depth[i] = d
+        off[i + 1] = off[i] + size
+    data = np.empty(off[m], np.uint8)
+    for i in range(m):
+        end = off[i + 1]
         n = nodes[i]
-        for k in range(d - 1, -1, -1):
-            out[i, k] = tok[n]
+        while n > 0:
+            t = tok[n]
+            w = tok_off[t + 1] - tok_off[t]
+            data[end - w:end] = tok_bytes[tok_off[t]:tok_off[t + 1]]
+            end -= w
+            if parent[n] > 0 or head.shape[0] > 0:
+                data[end - sep.shape[0]:end] = sep
+                end -= sep.shape[0]
             n = parent[n]
+        data[off[i]:off[i] + head.shape[0]] = head
+    return off, data
+
+
+def _utf8(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``texts`` encoded and concatenated: (bytes, offsets [len(texts) + 1])."""
+    enc = [t.encode() for t in texts]
+    off = np.zeros(len(enc) + 1, np.int64)
+    off[1:] = np.cumsum([len(b) for b in enc])
+    return np.frombuffer(b"".join(enc), np.uint8).copy(), off
 
 
 class NodeHistories:
     """Public history strings of a tree's nodes (``0:3d, 1:raise 3, ...``), built on demand: a table
     asks for the nodes its rows use, one row group at a time. Building every node's string up front
-    (the first version) cost 35-50 s and ~5 GB at 10x10, more than writing the table."""
+    (the first version) cost 35-50 s and ~5 GB at 10x10, more than writing the table; joining them in Python
+    per group was 0.9 s of a 10x10 table's 8.6, so :meth:`arrow` writes their bytes in numba."""
 
     def __init__(self, parent: np.ndarray, tok: np.ndarray, tokens: list[str], prefix: str = "") -> None:
         self.parent, self.tok, self.tokens = parent, tok, tokens
         self.prefix = prefix  # the history above this tree's root (a part of a split cell)
+        self._bytes, self._off = _utf8(tokens)
 
     def __len__(self) -> int:
         return int(self.parent.shape[0])
 
-    def __getitem__(self, nodes) -> np.ndarray:
+    def arrow(self, nodes):
+        """The histories of ``nodes`` as an Arrow string array (what a table's dictionary holds)."""
+        import pyarrow as pa
+
         nodes = np.atleast_1d(np.asarray(nodes, np.int64))
-        width = 64
-        while True:
-            out = np.zeros((len(nodes), width), np.int32)
-            depth = np.zeros(len(nodes), np.int64)
-            _paths(np.asarray(self.parent), self.tok, nodes, out, depth)
-            if (depth >= 0).all():
-                break
-            width *= 4
-        ts = self.tokens
-        head = [self.prefix] if self.prefix else []
-        res = np.empty(len(nodes), dtype=object)
-        for i in range(len(nodes)):
-            res[i] = ", ".join(head + [ts[t] for t in out[i, : depth[i]]])
-        return res
+        off, data = _path_strings(np.asarray(self.parent), self.tok, nodes, self._bytes, self._off,
+                                  np.frombuffer(self.prefix.encode(), np.uint8), np.frombuffer(b", ", np.uint8))
+        if off[-1] < 2**31:  # the type tables store
+            return pa.Array.from_buffers(pa.string(), len(nodes), [None, pa.py_buffer(off.astype(np.int32)),
+                                                                   pa.py_buffer(data)])
+        return pa.Array.from_buffers(pa.large_string(), len(nodes), [None, pa.py_buffer(off), pa.py_buffer(data)])
+
+    def __getitem__(self, nodes) -> np.ndarray:
+        return np.asarray(self.arrow(nodes).to_pylist(), dtype=object)
 
 
 def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray | None = None) -> dict:
@@ -828,9 +851,10 @@ def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray |
               for k in uniq]
     node = np.empty(tree.num_infosets, np.int32)
     player = np.empty(tree.num_infosets, np.int8)
-    elem = np.empty(tree.num_infosets, np.int64)
-    _infoset_rows(actor, tree.node_infoset, tree.node_list, tree.node_len, node, player, elem)
-    ehid = _element_hidden(tree, root_hidden, node)[elem]
+    hand = np.empty(tree.num_infosets, tree.elem_hand.dtype)
+    ehid = np.empty(tree.num_infosets, np.int32)
+    _infoset_rows(actor, tree.node_infoset, tree.node_list, tree.node_len, tree.elem_hand,
+                  _element_hidden(tree, root_hidden), node, player, hand, ehid)
     # a few face-down cards of 5 bits each: codes small enough to index (no hash or sort of 40 M codes;
     # pandas' factorize was 0.5 s of a 10x10 table)
     top = int(ehid.max(initial=0)) + 1
@@ -847,16 +871,16 @@ def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray |
     return {
         "player": player,
         # codes as narrow as their categories allow: a table writer holds every information set's at once
-        "hand": (tree.elem_hand[elem], hand_names),
-        "history": (node.astype(np.int32), NodeHistories(parent, tok, tokens, prefix)),
+        "hand": (hand, hand_names),
+        "history": (node, NodeHistories(parent, tok, tokens, prefix)),
         "hidden": (inv.astype(_code_type(len(hid_names))), np.array(hid_names, dtype=object)),
     }
 
 
 @nb.njit(cache=True, nogil=True)
-def _infoset_rows(actor, infoset, nlist, nlen, node, player, elem):
-    """Per information set, its decision node, acting player and element, in one pass over the nodes (numpy's
-    gathers over 10x10's 39 M information sets were ~1.3 s of labelling a table)."""
+def _infoset_rows(actor, infoset, nlist, nlen, ehand, ehid, node, player, hand, hid):
+    """Per information set, its decision node, acting player, and its element's hand and face-down code, in one
+    pass over the nodes (numpy's gathers over 10x10's 39 M information sets were ~1.3 s of labelling a table)."""
     for n in range(actor.shape[0]):
         p = actor[n]
         if p >= 0:
@@ -865,7 +889,8 @@ def _infoset_rows(actor, infoset, nlist, nlen, node, player, elem):
             for k in range(nlen[n, p]):
                 node[i0 + k] = n
                 player[i0 + k] = p
-                elem[i0 + k] = e0 + k
+                hand[i0 + k] = ehand[e0 + k]
+                hid[i0 + k] = ehid[e0 + k]
 
 
 @lru_cache(maxsize=64)
@@ -878,40 +903,40 @@ def _hand_names(rules: RuleSet, vc: ViraClass) -> np.ndarray:
     return out
 
 
-def _element_hidden(tree: VectorTree, root_hidden: np.ndarray | None = None,
-                    node: np.ndarray | None = None) -> np.ndarray:
+def _element_hidden(tree: VectorTree, root_hidden: np.ndarray | None = None) -> np.ndarray:
     """Per element, its owner's face-down cards so far, packed 5 bits per card (the latest lowest),
     in one pass; ``root_hidden`` seeds the root elements (a part below a trunk)."""
-    ehid = np.zeros(tree.num_elements, np.int64)
+    ehid = np.zeros(tree.num_elements, np.int32)  # at most three cards, 15 bits
     if root_hidden is not None:
         ehid[: len(root_hidden)] = root_hidden
-    _hidden_walk(tree.infoset_offset, tree.infoset_nact, tree.infoset_node() if node is None else node,
-                 tree.node_list, tree.node_infoset, tree.node_actor, np.asarray(tree.elem_entry),
-                 np.asarray(tree.entry_action), hand_levels(tree.source.vira_class).card_level.astype(np.int64), tree.num_slots, ehid)
+    _hidden_walk(tree.node_actor, tree.node_list, tree.node_len, tree.node_infoset, tree.infoset_offset,
+                 tree.infoset_nact, tree.entry_child, np.asarray(tree.elem_entry), np.asarray(tree.entry_action),
+                 hand_levels(tree.source.vira_class).card_level.astype(np.int64), ehid)
     return ehid
 
 
-@nb.njit(cache=True)
-def _hidden_walk(ioff, inact, inode, nlist, ninfo, actor, elem_entry, entry_action, card_level, nslots, hid):
-    """For every element, its owner's face-down cards so far: the parent element's code shifted by 5
-    bits plus the level (+1) of the card this element's slot played face down. Parents' elements
-    are allocated before their children's, so one pass in element order suffices."""
-    owner = np.empty(nslots, np.int32)
-    for i in range(ioff.shape[0]):
-        for a in range(inact[i]):
-            owner[ioff[i] + a] = i
-    for el in range(elem_entry.shape[0]):
-        e = elem_entry[el]
-        if e < 0:
-            continue  # a root element: its code is the caller's (0, or the trunk's above a part)
-        i = owner[e]
-        n = inode[i]
-        src = nlist[n, actor[n]] + (i - ninfo[n])
-        h = hid[src]
-        code = entry_action[e]
-        if code >= A_DOWN and code < A_RAISE:
-            h = (h << 5) + card_level[code - A_DOWN] + 1
-        hid[el] = h
+@nb.njit(cache=True, nogil=True)
+def _hidden_walk(actor, nlist, nlen, ninfo, ioff, inact, echild, elem_entry, entry_action, card_level, hid):
+    """For every element a slot creates, its owner's face-down cards so far: the slot's own element's code
+    shifted by 5 bits plus the level (+1) of the card it plays face down. Nodes come after their parents, so
+    one pass in node order reads every code after it is written (a pass in element order through a per-slot
+    owner array was 1.1 s of a 10x10 table)."""
+    for n in range(actor.shape[0]):
+        p = actor[n]
+        if p < 0:
+            continue
+        ls = nlist[n, p]
+        i0 = ninfo[n]
+        for k in range(nlen[n, p]):
+            h = hid[ls + k]
+            o = ioff[i0 + k]
+            for a in range(inact[i0 + k]):
+                e = o + a
+                c = echild[e]
+                if c < 0 or elem_entry[c] != e:
+                    continue  # the slot creates no element (its child keeps the parent's)
+                code = entry_action[e]
+                hid[c] = (h << 5) + card_level[code - A_DOWN] + 1 if A_DOWN <= code < A_RAISE else h
 
 
 class PrunedRaise(Exception):

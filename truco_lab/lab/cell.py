@@ -244,6 +244,7 @@ class CellResult:
     br_values: list | None = None  # [player 0's, player 1's] best-response values with BR continuations
     br_key: str | None = None  # hash of the BR continuation utilities those values used
     table: str | None = None
+    table_seconds: float | None = None  # writing the strategy table (labels, the evaluation pass, Parquet)
     rows: int | None = None
     rows_dropped: int | None = None
     reused: bool = False  # reported from an earlier run (same hash), not solved again
@@ -342,9 +343,11 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     if job.table and job.workdir is not None:
         from solvers.tables import write_table
 
+        t0 = time.perf_counter()
         path, rows, dropped = write_table(solver, job.path("table"), _table_meta(tree.source, job, result),
                                           min_reach=job.table_min_reach)
         result.table, result.rows, result.rows_dropped = str(path), rows, dropped
+        result.table_seconds = time.perf_counter() - t0
     result.peak_memory_gb = peak_rss_gb()
     if res_path is not None:
         write_json(res_path, result.to_dict())
@@ -473,10 +476,12 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
 
             labels = SplitLabels(split, spec.rules, spec.score0, spec.score1, spec.dealer, spec.vira_class,
                                  spec.prunes, spec.payoff, job.split_depth)
+            t0 = time.perf_counter()
             path, rows, dropped = write_split_table(solver, job.path("table"), _table_meta(labels.cell, job, result),
                                                     labels, min_reach=job.table_min_reach,
                                                     progress=getattr(progress, "bar", None) is not None)
             result.table, result.rows, result.rows_dropped = str(path), rows, dropped
+            result.table_seconds = time.perf_counter() - t0
         result.peak_memory_gb = peak_rss_gb()
         result.split_depth = job.split_depth
         if job.workdir is not None:
