@@ -170,3 +170,44 @@ def reset_peak_rss() -> None:
             f.write("5")
     except OSError:
         pass
+
+
+# glibc's mallopt parameters (malloc.h)
+_M_TRIM_THRESHOLD = -1
+_M_MMAP_MAX = -4
+
+
+def _libc():
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return None
+    return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
+
+
+def keep_freed_memory() -> bool:
+    """Make glibc's allocator keep memory a process frees for its next allocations: big blocks from the heap
+    instead of their own mappings (returned to the system on free), and no trimming. A task allocates and
+    frees gigabytes (the builder's temporaries, then the solver's buffers, then the table's columns), and on
+    this machine (a VM) memory new to a process costs 0.3-2 ms per MB to touch: a 7x7 cell through ``solve``
+    took 95 s with glibc's defaults, 67 s with this (build 33 -> 16 s, table 30 -> 21 s), peak 12.0 -> 12.6 GB.
+    Pair with :func:`release_freed_memory` between tasks. Off with ``SOLVERS_KEEP_FREED=0``; False (and
+    nothing done) there or without glibc."""
+    if os.environ.get("SOLVERS_KEEP_FREED", "1") == "0":
+        return False
+    libc = _libc()
+    if libc is None:
+        return False
+    # the threshold is a C int that glibc reads as a size: -1 is the largest, i.e. never trim
+    return bool(libc.mallopt(_M_MMAP_MAX, 0)) and bool(libc.mallopt(_M_TRIM_THRESHOLD, -1))
+
+
+def release_freed_memory() -> None:
+    """Give the memory freed so far back to the system (``malloc_trim``): between tasks, so a task's peak and
+    the next task's room are its own."""
+    libc = _libc()
+    if libc is not None:
+        libc.malloc_trim(0)

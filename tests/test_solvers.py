@@ -217,3 +217,26 @@ def test_a_signal_during_the_last_check_is_delivered_not_dropped(tmp_path, handl
     again = CFRSolver(build_openspiel_tree(pyspiel.load_game("kuhn_poker")), "dcfr")
     load_checkpoint(again, ckpt)
     assert again.iteration == solver.iteration == 5  # the finished iterations were saved before it raised
+
+
+def test_freed_memory_is_kept_for_the_next_allocation_then_released(monkeypatch):
+    """keep_freed_memory: a big array freed stays in the process (the next one reuses it instead of touching new
+    memory); release_freed_memory gives it back. Off with SOLVERS_KEEP_FREED=0."""
+    from solvers.storage import keep_freed_memory, release_freed_memory
+
+    def rss_mb() -> float:
+        with open("/proc/self/status") as f:
+            return next(int(x.split()[1]) for x in f if x.startswith("VmRSS:")) / 1024
+
+    monkeypatch.setenv("SOLVERS_KEEP_FREED", "0")
+    assert keep_freed_memory() is False
+    monkeypatch.delenv("SOLVERS_KEEP_FREED")
+    release_freed_memory()
+    if not keep_freed_memory():
+        pytest.skip("no glibc allocator here")
+    before = rss_mb()
+    a = np.ones(50_000_000)  # 400 MB
+    del a
+    assert rss_mb() - before > 300  # kept
+    release_freed_memory()
+    assert rss_mb() - before < 100  # returned

@@ -24,7 +24,16 @@ from pathlib import Path
 import numpy as np
 
 from solvers.api import checks_of, load_checkpoint, run
-from solvers.storage import available_memory_gb, peak_rss_gb, read_json, reset_peak_rss, stable_hash, write_json
+from solvers.storage import (
+    available_memory_gb,
+    keep_freed_memory,
+    peak_rss_gb,
+    read_json,
+    release_freed_memory,
+    reset_peak_rss,
+    stable_hash,
+    write_json,
+)
 from solvers.vector import VectorSolver
 from truco_lab.abstraction.payoff import PAYOFFS, continuation_utilities, points_utilities, units
 from truco_lab.abstraction.tree import (
@@ -245,6 +254,7 @@ class CellResult:
     br_key: str | None = None  # hash of the BR continuation utilities those values used
     table: str | None = None
     table_seconds: float | None = None  # writing the strategy table (labels, the evaluation pass, Parquet)
+    setup_seconds: float | None = None  # the solver's layout over a built tree (block order, slot index to disk)
     rows: int | None = None
     rows_dropped: int | None = None
     reused: bool = False  # reported from an earlier run (same hash), not solved again
@@ -303,6 +313,8 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
                 job.br_utilities is None or old.br_key == stable_hash(job.br_utilities)):
             old.reused = True
             return old
+    release_freed_memory()  # what an earlier task in this process freed, so this task's peak is its own
+    keep_freed_memory()
     reset_peak_rss()
     vc = vira_class_at(spec.rules, spec.vira_class)
     t0 = time.perf_counter()
@@ -320,6 +332,7 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
         spec.adopt(tree)
     build_s = time.perf_counter() - t0
     solver = VectorSolver(tree, spec.algorithm, threads=job.threads)
+    setup_s = time.perf_counter() - t0 - build_s
     ckpt = job.path("checkpoint")
     resume = job.resume and ckpt is not None and ckpt.exists()
     warm_it, prior = 0, None
@@ -330,6 +343,7 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     state_bytes = solver.state_nbytes()
     result = _iterate(job, vc, solver, progress, build_s, tree, state_bytes, solver.nbytes() + tree.nbytes(),
                       resume, prior)
+    result.setup_seconds = setup_s
     result.warm_start = Path(job.warm_from).name if job.warm_from and not resume else None
     result.warm_iterations = warm_it
     result.tree = origin
