@@ -198,13 +198,21 @@ def _make_blocks(actor, nlist, nlen, ninfo, ioff, inact, echild, roots, parent, 
 def _choice_bases(actor, lo, hi, parent, cbase):
     """Each decision node's first choice rank (choices are numbered in element order); the count."""
     c = 0
-    n_nodes = actor.shape[0]
-    # blocks in element order: decision nodes sorted by their block's start
-    order = np.argsort(lo)
-    for j in range(n_nodes):
+    # blocks in element order: the nodes with a block sorted by its start (blocks are disjoint, so the order is
+    # unique); sorting every node, terminals too, was 2.1 s of a 7x7 cell's layout
+    m = 0
+    for n in range(actor.shape[0]):
+        if actor[n] >= 0 and hi[n] > lo[n]:
+            m += 1
+    nodes = np.empty(m, np.int64)
+    m = 0
+    for n in range(actor.shape[0]):
+        if actor[n] >= 0 and hi[n] > lo[n]:
+            nodes[m] = n
+            m += 1
+    order = nodes[np.argsort(lo[nodes])]
+    for j in range(order.shape[0]):
         n = order[j]
-        if actor[n] < 0 or hi[n] <= lo[n]:
-            continue
         cbase[n] = c
         for d in range(lo[n], hi[n]):
             if parent[d] >= 0:
