@@ -164,8 +164,9 @@ AUTO_BIG = "dcfr+"
 AUTO_BIG_RUNGS = 3
 AUTO_OLD_RUNGS = 4  # auto's threshold before stop 45
 AUTO_BIG_ITERATIONS = 0.88  # DCFR+'s iterations relative to DCFR's on those cells (80/90, 81/92; 70/80, 60/70)
-# The tiers' seconds per iteration are DCFR's, and DCFR+ costs the same per iteration since stop 42 (before, its
-# backward pass ran through the kernels' generic copy: ~1.6x DCFR's iteration on one thread at 10x10).
+# DCFR+ costs about what DCFR does per iteration since stop 42 (before, its backward pass ran through the kernels'
+# generic copy: ~1.6x DCFR's iteration on one thread at 10x10); stop 47 measured it 4-5% dearer at 7x7 and 4x4, and
+# the tiers it solves (three rungs and more) are priced at its figure.
 
 
 def auto_differs(rules: RuleSet, rungs: int | None = None) -> bool:
@@ -187,7 +188,8 @@ def cell_algorithm(choice: str, rules: RuleSet, ladder: tuple[int, ...], rungs: 
 
 # ---- cost model for --plan ----------------------------------------------
 # Per vira class of the full deck, by live ladder, measured on this machine (2 vCPUs, 24 GB) with
-# benchmarks/solvers.py: entries, seconds per DCFR iteration, standalone peak memory. The full ladder
+# benchmarks/solvers.py: entries, seconds per iteration of the rule the tier uses (DCFR below three rungs, DCFR+
+# from three), standalone peak memory. The full ladder
 # is projected from 4x4's bytes and seconds per entry at the public solver's information-set count.
 # Iterations to 1e-3 in win probability are assumptions above the eleven row (measured: ~15).
 TIERS = {
@@ -203,11 +205,13 @@ TIERS = {
     # Iterations of 7x7 and 4x4 (stop 39): DCFR to 1e-3 in a proxy match equity, the 10-card deck's whole grid
     # as successor values (experiments/update_rules.py --equity, vira class 0, dealer 1; 7x7 80, 4x4 70). They
     # had been guessed at 150 and 180. The real deck's own equity needs the grid these numbers price.
-    3: (157e6, 3.36, 8.3, 80, True),
-    4: (435e6, 9.39, 17.9, 70, True),
+    # Seconds (stop 47, benchmarks/solvers.py --threads 1, the default DCFR+ these tiers use): 7x7 3.16 (DCFR 3.00;
+    # 3.36 at stop 41), 4x4 8.59 (DCFR 8.24; 9.39 before)
+    3: (157e6, 3.16, 8.3, 80, True),
+    4: (435e6, 8.59, 17.9, 70, True),
     # 0x0 (entries: benchmarks/streamed.py; seconds and peak 4x4 scaled): in the same proxy equity, the class
     # of vira 7d with the default DCFR+ reached 1e-3 at iteration 66 (stop 39), so DCFR's 66 / 0.88 = 75
-    5: (1.067e9, 23.0, 43.0, 75, False),
+    5: (1.067e9, 8.59 * 1.067e9 / 435e6, 43.0, 75, False),
 }
 
 
@@ -251,8 +255,9 @@ RULE_SCALE = {"mineiro": (86.2 / 157, 3.47 / 6.2, 5.49 / 7.1)}
 
 
 # benchmarks/streamed.py at 0x0 on block parts (stop 31): 19.5 s per iteration on two threads, counted as
-# 39 CPU-seconds, against the 23 projected in memory on one thread (the slot parts took 79 on one thread)
-STREAM_SLOWDOWN = 39.0 / 23.0
+# 39 CPU-seconds (stop 46: 38-40 s on one thread through solve), against the tier's projection in memory on one
+# thread (the slot parts took 79 on one thread)
+STREAM_SLOWDOWN = 39.0 / TIERS[5][1]
 
 # Writing the strategy table holds every slot's labels, action values and reaches at once: a task's peak
 # is then ~89 bytes per entry over a 0.35 GB process (measured with tests/test_plan_memory.py's task on
@@ -267,10 +272,18 @@ TABLE_BYTES_PER_ENTRY = 89.0
 # Parquet's float dictionaries and two sorts (10x10 10.4 -> 8.0 s, 7x7 32 s on one thread). Before: 0.4 and
 # 0.6 us. A streamed table pass labels and evaluates part by part: ~10 min at the 0x0 class (stop 31), 0.6 us per
 # entry until stop 45 (below).
-BUILD_S_PER_ENTRY = 0.23e-6
-# Stop 46: the labels' per-information-set pass and the category codes in numba, a 10x10 table 7.73 -> 6.46-6.88 s
-# here (one thread, run after run against the previous commit): 0.86 of the 0.2 us measured at stop 41
-TABLE_S_PER_ENTRY = 0.17e-6
+# Stop 47: memory a task frees is kept for its next allocations (solvers.storage.keep_freed_memory; on this VM memory
+# new to a process costs 0.3-2 ms per MB to touch), and the table writer's passes lost their temporaries. Through
+# `solve --iterations 3 --threads 1` (build_seconds, setup_seconds, table_seconds in its summary), 7x7: build
+# 16.9 / 22.3 / 27.5 s (33.3 with glibc's defaults), setup 9.4-10.2 s, table 19.7-20.4 s (27.1; 33.5 at the last
+# commit); 10x10 build 5.6, setup 1.8, table 4.8. Priced at 7x7's, whose tiers dominate the grid.
+BUILD_S_PER_ENTRY = 0.15e-6
+TABLE_S_PER_ENTRY = 0.13e-6
+# Priced from stop 47 on (left out before): the solver's layout over a built tree (block order, the slot index
+# written to a file the kernels never read; 7x7 0.060-0.065 us per entry) and what the first iteration costs beyond
+# the others (its buffers first touched: 7x7 2.7 s), 0.08 us per entry. A streamed cell makes its layout while
+# building its parts (in BUILD_S_PER_ENTRY there).
+SETUP_S_PER_ENTRY = 0.08e-6
 # A streamed table pass (stop 45, 6x9 at split depth 3, one thread, two runs each): 0.23-0.24 us per entry reading
 # each part's navigation file, 0.34-0.38 rebuilding the parts as before (the build 0.18-0.23 either way)
 STREAMED_TABLE_S_PER_ENTRY = 0.25e-6
@@ -317,8 +330,11 @@ class PlanRow:
 
 # One exploitability check (the average strategy and a best response per player) in iterations. Stop 46, the median
 # of four pairs each: one thread 0.62 (10x10 DCFR+), 0.66 (10x10 DCFR), 0.71 (7x7 DCFR+); two threads 0.87 (10x10
-# DCFR+, where the best response gains less from the second thread). Priced at the highest; 1.25 until stop 46.
-CHECK_COST = 0.9
+# DCFR+, where the best response gains less from the second thread). The plan's hours are one core's (tasks on more
+# threads divide them by thread_speedup), so a check is priced at the highest one-thread figure (stop 47; 0.9, the
+# highest of all, at stop 46, 1.25 before). On two threads a task with checks every ~15 iterations then finishes
+# ~1% later than thread_speedup says (1.8 * (1 + 0.71 k) / (1 + 0.87 k) = 1.78 at k = 1/15), which is left out.
+CHECK_COST = 0.71
 # A warm-started cell schedules its checks from its neighbour's (solvers.api.next_check's prior), measured on the
 # 10-card grid's whole match (max stake 3, stop 46): its 57 warm cells of 45 iterations or more made 3.07 checks
 # each against 7.02, and 0.6% more iterations (3,001 against 2,983); all 107 of 20 or more, 1.6% more
@@ -329,10 +345,10 @@ PRIOR_OVERSHOOT = 1.01
 def check_overhead(iterations: float, check_every: int = 5, prior: bool = False) -> float:
     """How much the exploitability checks add to ``iterations`` iterations run to a target: the checks
     :func:`solvers.api.next_check` schedules on a curve converging as the plan assumes (t^-1.8), priced at
-    :data:`CHECK_COST` iterations each. 80 iterations: 1.09 (1.12 at the old check cost; 1.3 with a check every 5-10
-    iterations).
+    :data:`CHECK_COST` iterations each. 80 iterations: 1.07 (1.12 at the stop 45 check cost; 1.3 with a check every
+    5-10 iterations).
     ``prior``: a warm-started cell, scheduled from its neighbour's checks, as measured (:data:`PRIOR_CHECKS`,
-    :data:`PRIOR_OVERSHOOT`): 1.05 at 66 iterations against 1.10."""
+    :data:`PRIOR_OVERSHOOT`): 1.04 at 66 iterations against 1.08."""
     from solvers.api import next_check
 
     its = max(1, round(iterations))
@@ -392,7 +408,7 @@ def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, targe
     reads = store_plan(rules, rows, prunes, store_gb).reads
     for r in rows:
         build = LOAD_S_PER_ENTRY if r.cell in reads else BUILD_S_PER_ENTRY
-        r.hours += r.classes * r.entries * (build + (TABLE_S_PER_ENTRY if table else 0.0)) / 3600
+        r.hours += r.classes * r.entries * (build + SETUP_S_PER_ENTRY + (TABLE_S_PER_ENTRY if table else 0.0)) / 3600
     return rows
 
 
