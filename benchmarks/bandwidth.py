@@ -10,10 +10,16 @@ best of ``repeats`` passes.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numba as nb
 import numpy as np
+
+# Run as a script, this file's folder comes first on sys.path and benchmarks/solvers.py would shadow the
+# `solvers` package (first_touch_ms_per_mb imports it).
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 
 # not cached: benchmarks/solvers.py loads this file by path, and numba's cache of a module loaded that way
@@ -42,6 +48,46 @@ def triad_gbps(gb: float = 1.0, threads: int | None = None, repeats: int = 5) ->
     return 3 * 8 * n / best / 1e9
 
 
+def first_touch_ms_per_mb(gb: float = 1.0, rounds: int = 3) -> tuple[list[float], list[float]]:
+    """Milliseconds per MB to allocate, fill and free ``gb`` GiB, each of ``rounds`` rounds: with glibc's defaults
+    (every big block its own mapping, so memory new to the process each time) and with freed memory kept
+    (``solvers.storage.keep_freed_memory``, as a task runs). On a VM the first can cost many times the
+    second: the host backs guest memory as it is touched (how much varies with what the host reclaimed)."""
+    from solvers.storage import keep_freed_memory, release_freed_memory
+
+    n = int(gb * 2**30 / 8)
+
+    def each() -> list[float]:
+        out = []
+        for _ in range(rounds):
+            t = time.perf_counter()
+            a = np.empty(n)
+            a[:] = 1.0
+            del a
+            out.append((time.perf_counter() - t) * 1e3 / (gb * 1024))
+        return out
+
+    release_freed_memory()
+    fresh = each() if not keep_freed_memory() else _fresh(each)
+    kept = each()
+    release_freed_memory()
+    return fresh, kept
+
+
+def _fresh(measure) -> float:
+    """``measure()`` with glibc's defaults for big blocks (each its own mapping, returned on free)."""
+    import ctypes
+    import ctypes.util
+
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    libc.mallopt(-4, 65536)  # M_MMAP_MAX: glibc's default
+    libc.mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD: the default start (fixes it there)
+    try:
+        return measure()
+    finally:
+        libc.mallopt(-4, 0)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="memory bandwidth (numba triad)")
     ap.add_argument("--gb", type=float, default=1.0, help="GiB per array (three arrays)")
@@ -51,6 +97,10 @@ def main(argv: list[str] | None = None) -> None:
     every = triad_gbps(args.gb, None, args.repeats)
     print(f"memory bandwidth (numba triad, {args.gb:g} GiB arrays): 1 thread {one:.1f} GB/s, "
           f"{nb.get_num_threads()} threads {every:.1f} GB/s")
+    fresh, kept = first_touch_ms_per_mb(args.gb)
+    print(f"allocate, fill and free {args.gb:g} GiB, {len(fresh)} rounds: " + " ".join(f"{x:.2f}" for x in fresh)
+          + " ms per MB in memory new to the process, " + " ".join(f"{x:.2f}" for x in kept)
+          + " with freed memory kept (solvers.storage.keep_freed_memory, as a task runs)")
 
 
 if __name__ == "__main__":
