@@ -256,8 +256,11 @@ RULE_SCALE = {"mineiro": (86.2 / 157, 3.47 / 6.2, 5.49 / 7.1)}
 
 # benchmarks/streamed.py at 0x0 on block parts (stop 31): 19.5 s per iteration on two threads, counted as
 # 39 CPU-seconds (stop 46: 38-40 s on one thread through solve), against the tier's projection in memory on one
-# thread (the slot parts took 79 on one thread)
-STREAM_SLOWDOWN = 39.0 / TIERS[5][1]
+# thread (the slot parts took 79 on one thread). Stop 47, `solve --score 0,0 --dealer 1 --vira 7d --iterations 3
+# --threads 1 --split-depth 3 --no-table`, freed memory kept or not (one pair): 3 iterations and a check in 127.2 s
+# against 147.1 (build 232 against 263 s, peak 15.9 against 16.4 GB, the same exploitability), i.e. 32.4 s per
+# iteration against 37.4 with the check at 0.93 of one; priced at 33.
+STREAM_SLOWDOWN = 33.0 / TIERS[5][1]
 
 # Writing the strategy table holds every slot's labels, action values and reaches at once: a task's peak
 # is then ~89 bytes per entry over a 0.35 GB process (measured with tests/test_plan_memory.py's task on
@@ -284,6 +287,9 @@ TABLE_S_PER_ENTRY = 0.13e-6
 # the others (its buffers first touched: 7x7 2.7 s), 0.08 us per entry. A streamed cell makes its layout while
 # building its parts (in BUILD_S_PER_ENTRY there).
 SETUP_S_PER_ENTRY = 0.08e-6
+# A streamed cell's build (its parts and their block files): 0x0 class 232 s for 1.067e9 entries (stop 47, freed
+# memory kept; 263 s without), 0.22 us per entry; it was priced with the in-memory build until stop 47
+STREAMED_BUILD_S_PER_ENTRY = 0.22e-6
 # A streamed table pass (stop 45, 6x9 at split depth 3, one thread, two runs each): 0.23-0.24 us per entry reading
 # each part's navigation file, 0.34-0.38 rebuilding the parts as before (the build 0.18-0.23 either way)
 STREAMED_TABLE_S_PER_ENTRY = 0.25e-6
@@ -401,7 +407,7 @@ def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, targe
             its *= WARM_ITERATIONS.get(tier, 1.0)
         seen.add(key)
         iterating = its * spi * check_overhead(its, prior=warm_cell)
-        rest_streamed = entries * (BUILD_S_PER_ENTRY + (STREAMED_TABLE_S_PER_ENTRY if table else 0.0))
+        rest_streamed = entries * (STREAMED_BUILD_S_PER_ENTRY + (STREAMED_TABLE_S_PER_ENTRY if table else 0.0))
         rows.append(PlanRow(c, lad, nclass, task_peak_gb(entries, peak, table) * (1 + CACHE_SHARE),
                             nclass * iterating / 3600, entries,
                             nclass * (iterating * STREAM_SLOWDOWN + rest_streamed) / 3600))
