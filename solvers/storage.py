@@ -174,6 +174,7 @@ def reset_peak_rss() -> None:
 
 # glibc's mallopt parameters (malloc.h)
 _M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
 _M_MMAP_MAX = -4
 
 
@@ -188,19 +189,22 @@ def _libc():
     return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
 
 
-def keep_freed_memory() -> bool:
+def keep_freed_memory(on: bool = True) -> bool:
     """Make glibc's allocator keep memory a process frees for its next allocations: big blocks from the heap
-    instead of their own mappings (returned to the system on free), and no trimming. A task allocates and
-    frees gigabytes (the builder's temporaries, then the solver's buffers, then the table's columns), and on
-    this machine (a VM) memory new to a process costs 0.3-2 ms per MB to touch: a 7x7 cell through ``solve``
-    took 95 s with glibc's defaults, 67 s with this (build 33 -> 16 s, table 30 -> 21 s), peak 12.0 -> 12.6 GB.
-    Pair with :func:`release_freed_memory` between tasks. Off with ``SOLVERS_KEEP_FREED=0``; False (and
-    nothing done) there or without glibc."""
-    if os.environ.get("SOLVERS_KEEP_FREED", "1") == "0":
+    instead of their own mappings (returned to the system on free), and no trimming; ``on=False`` restores
+    glibc's defaults. A solve and a table writer allocate and free gigabytes, and on this machine (a VM) memory
+    new to a process costs 0.3-2 ms per MB to touch. Not for a tree build: its growing buffers leave holes the
+    heap cannot reuse (a 4x4 cell's build and solve peaked at 21.9 GB kept, 15.3 GB with the defaults). Pair
+    with :func:`release_freed_memory` between phases. Off with ``SOLVERS_KEEP_FREED=0``; False (and nothing
+    done) there or without glibc."""
+    if on and os.environ.get("SOLVERS_KEEP_FREED", "1") == "0":
         return False
     libc = _libc()
     if libc is None:
         return False
+    if not on:  # glibc's defaults (a fixed mmap threshold at its default start)
+        return bool(libc.mallopt(_M_MMAP_MAX, 65536)) and bool(libc.mallopt(_M_TRIM_THRESHOLD, 128 * 1024)) \
+            and bool(libc.mallopt(_M_MMAP_THRESHOLD, 128 * 1024))
     # the threshold is a C int that glibc reads as a size: -1 is the largest, i.e. never trim
     return bool(libc.mallopt(_M_MMAP_MAX, 0)) and bool(libc.mallopt(_M_TRIM_THRESHOLD, -1))
 

@@ -314,7 +314,7 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
             old.reused = True
             return old
     release_freed_memory()  # what an earlier task in this process freed, so this task's peak is its own
-    keep_freed_memory()
+    keep_freed_memory(False)  # a tree build's growing buffers would leave holes kept memory cannot reuse
     reset_peak_rss()
     vc = vira_class_at(spec.rules, spec.vira_class)
     t0 = time.perf_counter()
@@ -332,6 +332,8 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
         spec.adopt(tree)
     build_s = time.perf_counter() - t0
     solver = VectorSolver(tree, spec.algorithm, threads=job.threads)
+    release_freed_memory()  # the build's temporaries and the arrays moved to files
+    keep_freed_memory()  # the solve and the table writer reuse what they free (see keep_freed_memory)
     setup_s = time.perf_counter() - t0 - build_s
     ckpt = job.path("checkpoint")
     resume = job.resume and ckpt is not None and ckpt.exists()
@@ -454,6 +456,7 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
     from solvers.streamed import StreamedSolver, memory_of
     from truco_lab.abstraction.tree import build_split
 
+    keep_freed_memory()  # parts built and read a pass at a time: measured at 0x0, 15.9 GB peak kept, 16.4 not
     spec = job.spec
     tmp = None
     if job.workdir is None:

@@ -275,18 +275,17 @@ TABLE_BYTES_PER_ENTRY = 89.0
 # Parquet's float dictionaries and two sorts (10x10 10.4 -> 8.0 s, 7x7 32 s on one thread). Before: 0.4 and
 # 0.6 us. A streamed table pass labels and evaluates part by part: ~10 min at the 0x0 class (stop 31), 0.6 us per
 # entry until stop 45 (below).
-# Stop 47: memory a task frees is kept for its next allocations (solvers.storage.keep_freed_memory; on this VM memory
-# new to a process costs 0.3-2 ms per MB to touch), and the table writer's passes lost their temporaries. Through
-# `solve --iterations 3 --threads 1` (build_seconds, setup_seconds, table_seconds in its summary), 7x7: build
-# 16.9 / 22.3 / 27.5 s (33.3 with glibc's defaults), setup 9.4-10.2 s, table 19.7-20.4 s (27.1; 33.5 at the last
-# commit); 10x10 build 5.6, setup 1.8, table 4.8. Priced at 7x7's, whose tiers dominate the grid.
-BUILD_S_PER_ENTRY = 0.15e-6
-TABLE_S_PER_ENTRY = 0.13e-6
+# Stop 47, through `solve --iterations 3 --threads 1` (build_seconds, setup_seconds, table_seconds in its summary),
+# with freed memory kept in the solve and the table writer (solvers.storage.keep_freed_memory; not across the build,
+# whose holes raised a 4x4 cell's peak from 15.3 to 21.9 GB): 7x7 build 29.9 s (0.19 us per entry; 4x4 0.23-0.25),
+# table 25.8 s (0.164; 27.1 before stop 47's table passes, 33.5 in a process's first write at stop 46's commit).
+BUILD_S_PER_ENTRY = 0.23e-6
+TABLE_S_PER_ENTRY = 0.17e-6
 # Priced from stop 47 on (left out before): the solver's layout over a built tree (block order, the slot index
-# written to a file the kernels never read; 7x7 0.060-0.065 us per entry) and what the first iteration costs beyond
-# the others (its buffers first touched: 7x7 2.7 s), 0.08 us per entry. A streamed cell makes its layout while
-# building its parts (in BUILD_S_PER_ENTRY there).
-SETUP_S_PER_ENTRY = 0.08e-6
+# written to a file the kernels never read: 7x7 0.044 us per entry, 4x4 0.026-0.028) and what the first iteration
+# and check cost beyond the others (their buffers first touched: 7x7 7.5 s, 0.048 us per entry; 4x4 0.037),
+# 0.09 us per entry. A streamed cell makes its layout while building its parts (STREAMED_BUILD_S_PER_ENTRY).
+SETUP_S_PER_ENTRY = 0.09e-6
 # A streamed cell's build (its parts and their block files): 0x0 class 232 s for 1.067e9 entries (stop 47, freed
 # memory kept; 263 s without), 0.22 us per entry; it was priced with the in-memory build until stop 47
 STREAMED_BUILD_S_PER_ENTRY = 0.22e-6
