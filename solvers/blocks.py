@@ -245,6 +245,65 @@ def _choice_slots(actor, nlist, nlen, ninfo, ioff, inact, echild, lo, hi, cbase,
 
 
 @nb.njit(cache=True, nogil=True)
+def block_table_rows(order, actor, nlist, nlen, ninfo, ioff, inact, entry_action, blo, bhi, parent, cbase, ehand, W,
+                     reach, value, strat, regrets, min_actions, info, own, action, prob, av, reg, start, cnt, q):
+    """A strategy table's numbers for the information sets of at least ``min_actions`` actions, straight from
+    the element-major state after an evaluation pass (``strat`` the profile, ``reach`` and ``value`` its
+    pass): per set (in number order, ``order`` from :meth:`solvers.tree.VectorTree.decision_order`) its id and
+    reach (own times the opponent's, as :func:`solvers.vector.slot_values_of`); per row (its slots in order)
+    the action code, probability, action value and regret. The same numbers as the slot-order arrays gathered
+    at those slots, but nothing per slot or per set of the whole tree is made (forced sets: probability 1,
+    regret 0). ``start``, ``cnt``, ``q``: scratch of the longest list. Returns (sets, rows) written."""
+    j = 0
+    r = 0
+    for x in range(order.shape[0]):
+        n = order[x]
+        p = actor[n]
+        ls = nlist[n, p]
+        lq = nlist[n, 1 - p]
+        nq = nlen[n, 1 - p]
+        i0 = ninfo[n]
+        for k in range(nlen[n, p]):
+            i = i0 + k
+            m = inact[i]
+            if m < min_actions:
+                start[k] = -1
+                continue
+            start[k] = r
+            cnt[k] = 0
+            h = ehand[ls + k]
+            s = 0.0
+            for jj in range(nq):  # the opponent's reach times the deal weight, summed as _slot_values does
+                w = W[h, ehand[lq + jj]] if p == 0 else W[ehand[lq + jj], h]
+                s += w * reach[lq + jj]
+            q[k] = s
+            info[j] = i
+            own[j] = reach[ls + k] * s
+            o = ioff[i]
+            for a in range(m):
+                action[r + a] = entry_action[o + a]
+            j += 1
+            r += m
+        # a set's slots create its elements in slot order within the block (solvers.blocks._make_blocks)
+        c = cbase[n]
+        for d in range(blo[n], bhi[n]):
+            k = parent[d]
+            forced = k < 0
+            if forced:
+                k = ~k
+            k -= ls
+            if start[k] >= 0:
+                row = start[k] + cnt[k]
+                cnt[k] += 1
+                av[row] = value[d] / q[k] if q[k] > 0 else np.nan
+                prob[row] = 1.0 if forced else strat[c]
+                reg[row] = 0.0 if forced else regrets[c]
+            if not forced:
+                c += 1
+    return j, r
+
+
+@nb.njit(cache=True, nogil=True)
 def block_forward(lo, hi, c0, parent, strat, reach):
     """Own reach of elements ``lo .. hi-1`` (each after its parent); ``c0``: the choice rank at ``lo``."""
     c = c0

@@ -30,7 +30,7 @@ def atomic_write(path: str | Path, write: Callable[[Path], None], suffix: str = 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(path)
-    tmp = path.with_name(f".{path.name}.{_HOST}.{os.getpid()}.tmp{suffix}")
+    tmp = path.with_name(f".{path.name}.{_HOST}.{os.getpid()}.{temporary_tag()}{suffix}")
     try:
         write(tmp)
         tmp.replace(path)
@@ -43,6 +43,14 @@ def atomic_write(path: str | Path, write: Callable[[Path], None], suffix: str = 
 # the host is in the name because run folders may sit on storage shared by several machines,
 # where a process number means something only on the machine that wrote it
 _HOST = socket.gethostname().replace(".", "_") or "host"
+
+
+def temporary_tag() -> str:
+    """The end of a temporary's name: unique per thread too, so two threads of one process writing the same
+    path (a match's in-process tasks storing one tree) never share, and delete, each other's temporary."""
+    import threading
+
+    return f"tmp{threading.get_ident():x}"
 
 
 def remove_stale_temporaries(path: str | Path) -> list[Path]:

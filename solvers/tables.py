@@ -108,6 +108,11 @@ def small_unique(x: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     return uniq, inv
 
 
+def present_codes(x: np.ndarray, size: int) -> np.ndarray:
+    """The distinct values of integers ``x`` in ``0..size-1``, ascending, with nothing per element made."""
+    return _mark_and_rank(np.ascontiguousarray(x).reshape(-1), np.zeros(size, np.int32))
+
+
 @nb.njit(cache=True, nogil=True)
 def _mark_and_rank(x, index):
     """Mark the values of ``x`` in ``index``, then number the marked ones in order; the values present."""
@@ -173,17 +178,21 @@ def _dictionary(codes: np.ndarray, categories, width: type):
     return pa.DictionaryArray.from_arrays(inv.astype(width), values)
 
 
-def _labelled(t):
+# a source's label entries that are not per-set key columns
+NOT_KEYS = ("constants", "player", "action", "action_names", "min_actions")
+
+
+def _labelled(t, min_actions: int = 0):
     if t.source is None:
         raise ValueError("this tree has no source to label its rows: build it with a native builder")
-    return t.source.labels(t)
+    return t.source.labels(t, min_actions=min_actions) if min_actions else t.source.labels(t)
 
 
 def _frame(t, cols: dict, slot: np.ndarray, info: np.ndarray, avg, av, reach, regrets) -> pd.DataFrame:
     data = {k: np.full(len(slot), v) for k, v in cols["constants"].items()}
     data["player"] = cols["player"][info]
     for k, v in cols.items():  # the source's per-information-set label columns: (codes, categories)
-        if k not in ("constants", "player", "action"):
+        if k not in NOT_KEYS:
             codes, cats = v
             data[k] = _cat(codes[info], cats)
     data["action"] = _cat(cols["action"][0][slot], cols["action"][1])
@@ -234,60 +243,90 @@ def _arrow(t, cols: dict, slot: np.ndarray, info: np.ndarray, avg, av, reach, re
                    if isinstance(v, str) else pa.array(np.full(n, v)))
     data["player"] = pa.array(cols["player"][info])
     for k, v in cols.items():
-        if k not in ("constants", "player", "action"):
+        if k not in NOT_KEYS:
             data[k] = _dictionary(v[0][info], v[1], width(k, v[1]))
     data["action"] = _dictionary(cols["action"][0][slot], cols["action"][1], width("action", cols["action"][1]))
     data.update({k: pa.array(x) for k, x in _numbers(slot, info, avg, av, reach, regrets).items()})
     return pa.table(data)
 
 
+def _row_labels(t, cols: dict, rows, min_actions: int) -> dict:
+    """The source's labels as arrays aligned with ``rows`` (a :class:`solvers.vector.TableRows`): per-set
+    arrays per row set, ``action`` codes per row. A source that labelled only these sets (``min_actions``)
+    is used as it is; one that labelled every set is gathered at them."""
+    out = dict(cols)
+    if cols.get("min_actions", 0) != min_actions:
+        sets = rows.infosets
+        out["player"] = cols["player"][sets]
+        for k, v in cols.items():
+            if k not in NOT_KEYS:
+                out[k] = (v[0][sets], v[1])
+    if "action_names" in cols:  # the rows' own action codes, named
+        codes, names = cols["action_names"]
+        index = np.zeros(32768, np.int32)
+        index[codes] = np.arange(len(codes), dtype=np.int32)
+        act = np.empty(len(rows.action), _code_width(len(codes)))
+        _gather_codes(rows.action, index, act)
+        out["action"] = (act, names)
+    else:  # the source's per-slot codes at the rows' slots
+        slot_code, names = cols["action"]
+        out["action"] = (slot_code[_slots_of(t.infoset_offset, t.infoset_nact, rows.infosets)], names)
+    out.pop("action_names", None)
+    out["min_actions"] = min_actions
+    return out
+
+
+def _table_rows(solver, include_forced: bool):
+    """The solver's table numbers and its tree's labels, aligned: (rows, labels, sets' first rows)."""
+    m = 1 if include_forced else 2
+    t = solver.tree
+    rows = solver.table_rows(m)
+    if hasattr(solver, "drop_buffers"):  # the rows are out: labelling and writing reuse the pass's buffers
+        solver.drop_buffers()
+    cols = _row_labels(t, _labelled(t, m), rows, m)
+    return rows, cols, np.cumsum(rows.nact, dtype=np.int64) - rows.nact
+
+
 def subgame_frame(solver, include_forced: bool = False) -> pd.DataFrame:
     """The rows of one solved subgame (a :class:`solvers.vector.VectorSolver` on a labelled tree)."""
-    t = solver.tree
-    cols = _labelled(t)
-    avg = solver.average_strategy()
-    av, reach = solver.slot_values(None, np.float32, 1 if include_forced else 2)  # the average, in place
-    keep = np.flatnonzero(t.infoset_nact >= (1 if include_forced else 2))
-    slot = _slots_of(t.infoset_offset, t.infoset_nact, keep)
-    info = np.repeat(keep, t.infoset_nact[keep])
-    return _frame(t, cols, slot, info, avg, av, reach, solver.regrets)
+    rows, cols, start = _table_rows(solver, include_forced)
+    pos = np.arange(len(rows.infosets))
+    row = _slots_of(start, rows.nact, pos)
+    return _frame(solver.tree, cols, row, np.repeat(pos, rows.nact), rows.probability, rows.action_value,
+                  rows.reach, rows.regret)
 
 
 def write_table(solver, path: str | Path, metadata: dict, *, min_reach: float = 0.0, include_forced: bool = False,
                 rows_per_group: int = 1_000_000) -> tuple[Path, int, int]:
     """Stream one solved subgame's table to Parquet, a row group at a time, so writing never holds
     more than one group of rows. Information sets the profile reaches with probability below
-    ``min_reach`` are dropped. Returns (path, rows written, rows dropped)."""
+    ``min_reach`` are dropped. Returns (path, rows written, rows dropped). Only the rows' own numbers and the
+    labels of their sets are held (:meth:`solvers.vector.VectorSolver.table_rows`), nothing per slot."""
 
     from solvers.storage import atomic_write
 
     t = solver.tree
-    cols = _labelled(t)
-    avg = solver.average_strategy()
-    av, reach = solver.slot_values(None, np.float32, 1 if include_forced else 2)  # the average, in place
-    nact = t.infoset_nact
-    cand = nact >= (1 if include_forced else 2)
-    keep = np.flatnonzero(cand & (reach >= min_reach)) if min_reach > 0 else np.flatnonzero(cand)
-    dropped = int(nact[cand].sum() - nact[keep].sum())
-    rows = int(nact[keep].sum())
-    meta = dict(metadata, rows=rows, rows_dropped=dropped, min_reach=min_reach, columns=column_docs(metadata))
-    bounds = np.searchsorted(np.cumsum(nact[keep].astype(np.int64)), np.arange(rows_per_group, rows, rows_per_group))
+    rows, cols, start = _table_rows(solver, include_forced)
+    nact = rows.nact
+    keep = np.flatnonzero(rows.reach >= min_reach) if min_reach > 0 else np.arange(len(nact))
+    total = int(nact.sum(dtype=np.int64))
+    nrows = int(nact[keep].sum(dtype=np.int64))
+    meta = dict(metadata, rows=nrows, rows_dropped=total - nrows, min_reach=min_reach, columns=column_docs(metadata))
+    bounds = np.searchsorted(np.cumsum(nact[keep], dtype=np.int64), np.arange(rows_per_group, nrows, rows_per_group))
     pieces = np.split(keep, bounds) if len(keep) else [keep]
-    regrets = solver.regrets  # once: each read converts the whole state to slots
 
     def write(tmp: Path) -> None:
         writer = None
         for part in pieces:
-            slot = _slots_of(t.infoset_offset, nact, part)
-            info = np.repeat(part, nact[part])
-            table = _arrow(t, cols, slot, info, avg, av, reach, regrets)
+            table = _arrow(t, cols, _slots_of(start, nact, part), np.repeat(part, nact[part]), rows.probability,
+                           rows.action_value, rows.reach, rows.regret)
             if writer is None:
                 writer = _parquet_writer(tmp, table, meta, cols["constants"])
             writer.write_table(table.cast(writer.schema))
         writer.close()
 
     atomic_write(path, write)
-    return Path(path), rows, dropped
+    return Path(path), nrows, total - nrows
 
 
 def write_split_table(solver, path: str | Path, metadata: dict, source, *, min_reach: float = 0.0,

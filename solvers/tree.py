@@ -203,9 +203,11 @@ class TreeSource(Protocol):
     can cross process boundaries.
     """
 
-    def labels(self, tree: VectorTree) -> dict:
+    def labels(self, tree: VectorTree, min_actions: int = 0) -> dict:
         """Per information set ``player`` and key columns (object arrays), per slot ``action``,
-        and ``constants`` (columns equal on every row)."""
+        and ``constants`` (columns equal on every row). A source may honour ``min_actions``: its per-set
+        arrays then hold only the sets of at least that many actions (in number order), it says so with
+        ``"min_actions"`` in the dict, and ``action_names`` (codes, notation) replaces ``action``."""
         ...
 
     def route(self, tree: VectorTree, state: Any) -> dict[int, int] | None:
@@ -390,6 +392,13 @@ class VectorTree:
                                                 self.infoset_nact.astype(np.int64))
         return self.index.slot_infoset
 
+    def decision_order(self) -> np.ndarray:
+        """The decision nodes ordered by their first information set: a walk in this order meets information
+        sets in number order (the builders number them as they expand nodes, not as they create them), so it
+        can write per-set rows contiguously without a per-set index array."""
+        dec = np.flatnonzero(self.node_actor >= 0)
+        return dec[np.argsort(np.asarray(self.node_infoset)[dec], kind="stable")]
+
     def infoset_of_slot(self, slot: int) -> int:
         """The information set whose block holds ``slot``."""
         return int(np.searchsorted(self.infoset_offset, slot, side="right") - 1)
@@ -457,14 +466,14 @@ def save_tree(tree: VectorTree, folder, key: str) -> bool:
     import shutil
     from pathlib import Path
 
-    from solvers.storage import _HOST, remove_stale_temporaries, write_json
+    from solvers.storage import _HOST, remove_stale_temporaries, temporary_tag, write_json
 
     folder = Path(folder)
     if (folder / "tree.json").exists():
         return False
     folder.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(folder)  # a copy whose writer was killed (SIGKILL, out of memory) on this host
-    tmp = folder.with_name(f".{folder.name}.{_HOST}.{os.getpid()}.tmp")
+    tmp = folder.with_name(f".{folder.name}.{_HOST}.{os.getpid()}.{temporary_tag()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     try:

@@ -14,6 +14,7 @@ prediction); values and reaches are float64.
 from __future__ import annotations
 
 from contextlib import nullcontext
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -28,11 +29,26 @@ from solvers.blocks import (
     block_refresh_par,
     block_strategies,
     block_strategies_par,
+    block_table_rows,
     plan_ranges,
 )
 from solvers.cfr import _RULE_ID, PREDICTIVE, SolverState, _discounts, _normalize, _rule, _strategy_from, regret_match
 from solvers.flat import FlatSchedule, flat_forward_all, flat_forward_par, flat_match, flat_match_par
 from solvers.tree import VectorTree
+
+
+class TableRows(NamedTuple):
+    """A strategy table's numbers: per information set of at least ``min_actions`` actions (ascending ids),
+    its id and reach; per row (those sets' slots in order) the action code, the profile's probability, the
+    action value given the set is reached (NaN where its counterfactual reach is 0) and the regret."""
+
+    infosets: np.ndarray  # int64 per set
+    nact: np.ndarray  # int8 per set
+    reach: np.ndarray  # per set
+    action: np.ndarray  # the tree's entry_action code per row
+    probability: np.ndarray  # float32 per row
+    action_value: np.ndarray  # per row
+    regret: np.ndarray  # float32 per row
 
 PARALLEL_SLOTS = 1_000_000  # trees with fewer slots run single-threaded (dispatch costs more than it saves)
 BR_THREAD_ELEMENTS = 60_000_000  # certificates use a second thread (and value buffer) below this many elements
@@ -574,6 +590,8 @@ class VectorSolver(SolverState):
                 self._offloaded = False
                 self._layout()
             self._buffers()
+        elif self._strat is None:  # dropped (drop_buffers): made again on first use
+            self._buffers()
         return self._tree
 
     @tree.setter
@@ -588,6 +606,12 @@ class VectorSolver(SolverState):
         # many terms (and certify), so they stay float64
         self._reach = np.zeros(t.num_elements, np.float32)
         self._value = np.zeros(t.num_elements, np.float64)
+
+    def drop_buffers(self) -> None:
+        """Free the working strategy, reaches and values (16 bytes per element and 4 per choice); they are
+        made again on next use. A table writer that has the rows it needs drops them before labelling."""
+        if self._tree is not None:
+            self._strat = self._reach = self._value = None
 
     def park(self, min_slots: int = 2_000_000) -> None:
         """Free the tree and working buffers (rebuilt on next use) if the tree has at least
@@ -874,6 +898,40 @@ class VectorSolver(SolverState):
         self._forward(s)
         self._backward(s, MODE_EVAL, 2)
         return slot_values_of(self.tree, self._reach, self._value, dtype, min_actions)
+
+    def table_rows(self, min_actions: int = 2, dtype: type = np.float32) -> TableRows:
+        """The average profile's table numbers (:class:`TableRows`) for the information sets of at least
+        ``min_actions`` actions, values as ``dtype``. In the block layout they come straight from the kernels'
+        state, with nothing per slot or per set of the whole tree made: a 10x10 table's writer held ~1 GB of
+        slot-order copies (average, regrets, values) for the third of the slots a table keeps."""
+        t = self.tree
+        s = self._average_in_work()
+        self._forward(s)
+        self._backward(s, MODE_EVAL, 2)
+        nact = np.asarray(t.infoset_nact)
+        nsets = int(np.count_nonzero(nact >= min_actions))
+        nrows = int(nact.sum(dtype=np.int64) if min_actions <= 1 else nact[nact >= min_actions].sum(dtype=np.int64))
+        if self._blocks is None:
+            av, own = slot_values_of(t, self._reach, self._value, dtype, min_actions)
+            sets = np.flatnonzero(nact >= min_actions)
+            slot = np.repeat(np.asarray(t.infoset_offset)[sets].astype(np.int64), nact[sets]) + (
+                np.arange(nrows) - np.repeat(np.cumsum(nact[sets], dtype=np.int64) - nact[sets], nact[sets]))
+            return TableRows(sets, nact[sets], own[sets], np.asarray(t.entry_action)[slot],
+                             np.asarray(s, np.float32)[slot], av[slot], self._r[slot])
+        lay = self._layout()
+        rows = TableRows(np.empty(nsets, np.int64), np.empty(nsets, np.int8), np.empty(nsets, dtype),
+                         np.empty(nrows, np.asarray(t.entry_action).dtype), np.empty(nrows, np.float32),
+                         np.empty(nrows, dtype), np.empty(nrows, np.float32))
+        scratch = (np.empty(lay.max_list, np.int64), np.empty(lay.max_list, np.int64), np.empty(lay.max_list))
+        got = block_table_rows(t.decision_order(), t.node_actor, t.node_list, t.node_len, t.node_infoset,
+                               t.infoset_offset, nact, t.entry_action, lay.block_lo, lay.block_hi, lay.parent,
+                               lay.choice_base, t.elem_hand, t.deal_weight, self._reach, self._value, s, self._r,
+                               min_actions, rows.infosets, rows.reach, rows.action, rows.probability,
+                               rows.action_value, rows.regret, *scratch)
+        if got != (nsets, nrows):
+            raise AssertionError(f"table rows: {got} written, {(nsets, nrows)} expected")
+        rows.nact[:] = nact[rows.infosets]
+        return rows
 
     def nbytes(self) -> int:
         """Bytes of solver state and working buffers (the tree not included)."""

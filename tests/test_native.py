@@ -365,3 +365,27 @@ def test_each_information_set_knows_its_node_player_and_hand():
             n = par
         assert strings[hist_codes[i]] == ", ".join(reversed(path))
     assert (hid_codes > 0).any() and max(len(h) for h in strings) > 40  # face-down plays and long histories
+
+
+def test_labels_of_the_sets_a_table_keeps_are_the_full_labels_at_those_sets():
+    """``min_actions`` labels only the sets of that many actions (what a table writes), in number order: the
+    same codes and names as labelling every set, gathered at them; the action notation is the per-slot one's."""
+    from truco_lab.abstraction.tree import infoset_labels, table_labels
+
+    rules = PAULISTA.with_deck("7QJKA23", "c")
+    tree = build_cell(rules, 3, 5, 0, vira_classes(rules)[0])
+    full = infoset_labels(tree)
+    for m in (1, 2, 3):
+        sets = np.flatnonzero(tree.infoset_nact >= m)
+        part = infoset_labels(tree, min_actions=m)
+        assert part["min_actions"] == m and len(part["player"]) == len(sets) > 0
+        assert np.array_equal(part["player"], full["player"][sets])
+        for k in ("hand", "hidden"):  # the same names per set (the hidden categories may be numbered anew)
+            assert np.array_equal(np.asarray(part[k][1])[part[k][0]], np.asarray(full[k][1])[full[k][0][sets]]), k
+        assert np.array_equal(part["history"][0], full["history"][0][sets])  # node numbers: the same histories
+    tree.index.labels = None
+    slots = table_labels(tree)["action"]
+    codes, names = table_labels(tree, min_actions=2)["action_names"]
+    assert table_labels(tree, min_actions=2)["min_actions"] == 2
+    by_code = dict(zip(codes.tolist(), names.tolist(), strict=True))
+    assert [by_code[int(c)] for c in tree.entry_action] == slots[1][slots[0]].tolist()

@@ -361,7 +361,8 @@ class ArgentineCell:
     def __call__(self) -> VectorTree:
         return build_argentine_cell(self.rules, self.score0, self.score1, self.dealer)
 
-    def labels(self, tree: VectorTree) -> dict:
+    def labels(self, tree: VectorTree, min_actions: int = 0) -> dict:
+        """Labels of every information set (``min_actions`` is a hint these small trees do not need)."""
         return argentine_labels(tree)
 
     def route(self, tree: VectorTree, state) -> dict[int, int] | None:

@@ -35,7 +35,7 @@ import numba as nb
 import numpy as np
 
 from solvers.signals import deferred_signals
-from solvers.tables import TableSchema, small_unique
+from solvers.tables import TableSchema, present_codes, small_unique
 from solvers.tree import FORCED, VectorTree
 from truco_lab.abstraction.levels import (
     ViraClass,
@@ -471,8 +471,8 @@ class Subgame:
         return build_cell(self.rules, self.score0, self.score1, self.dealer, self.vira_class, self.prunes,
                           payoff=self.payoff)
 
-    def labels(self, tree: VectorTree) -> dict:
-        return table_labels(tree)
+    def labels(self, tree: VectorTree, min_actions: int = 0) -> dict:
+        return table_labels(tree, min_actions=min_actions)
 
     def route(self, tree: VectorTree, state) -> dict[int, int] | None:
         return openspiel_route(tree, state)
@@ -713,16 +713,17 @@ class SplitLabels:
         t.set_payoff(sp.utility)
         return t
 
-    def labels(self, i: int, tree: VectorTree) -> dict:
-        """What a strategy table needs to label ``tree``'s rows (``tree`` = :meth:`tree` ``(i)``)."""
+    def labels(self, i: int, tree: VectorTree, min_actions: int = 0) -> dict:
+        """What a strategy table needs to label ``tree``'s rows (``tree`` = :meth:`tree` ``(i)``; ``min_actions``:
+        see :func:`table_labels`)."""
         if i < 0:
-            return table_labels(tree)
+            return table_labels(tree, min_actions=min_actions)
         f = int(self._split.frontier[i])
         tr = self.trunk
         l0, n0 = tr.node_list[f, 0], tr.node_len[f, 0]
         l1, n1 = tr.node_list[f, 1], tr.node_len[f, 1]
         root_hidden = np.concatenate([self._trunk_hidden[l0:l0 + n0], self._trunk_hidden[l1:l1 + n1]])
-        return table_labels(tree, prefix=str(self._trunk_hist[f][0]), root_hidden=root_hidden)
+        return table_labels(tree, prefix=str(self._trunk_hist[f][0]), root_hidden=root_hidden, min_actions=min_actions)
 
 
 def outcome_codes(tree: VectorTree) -> np.ndarray:
@@ -751,6 +752,15 @@ def slot_action_strings(tree: VectorTree) -> tuple[np.ndarray, np.ndarray]:
     targets = tree.source.rules.raise_targets
     uniq, inv = small_unique(np.asarray(tree.entry_action), 32768)
     return inv.astype(_code_type(len(uniq))), np.array([action_str(int(c), targets) for c in uniq], dtype=object)
+
+
+def action_names(tree: VectorTree) -> tuple[np.ndarray, np.ndarray]:
+    """The tree's distinct slot action codes (ascending) and their notation, found without a per-slot array."""
+    from truco_lab.rules.cards import action_str
+
+    codes = present_codes(np.asarray(tree.entry_action), 32768)
+    targets = tree.source.rules.raise_targets
+    return codes, np.array([action_str(int(c), targets) for c in codes], dtype=object)
 
 
 def _code_type(categories: int) -> type:
@@ -830,11 +840,12 @@ class NodeHistories:
         return np.asarray(self.arrow(nodes).to_pylist(), dtype=object)
 
 
-def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray | None = None) -> dict:
-    """Per information set: ``player`` (int8) and ``hand``, ``history``, ``hidden`` as
-    (codes per information set, categories), so no per-row strings are built; history strings
-    come from :class:`NodeHistories` on demand. For a subtree of a split cell, ``prefix`` is the
-    history above its root and ``root_hidden`` its root elements' face-down codes."""
+def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray | None = None,
+                   min_actions: int = 0) -> dict:
+    """Per information set of at least ``min_actions`` actions (in number order; 0: every set): ``player``
+    (int8) and ``hand``, ``history``, ``hidden`` as (codes per set, categories), so no per-row strings are
+    built; history strings come from :class:`NodeHistories` on demand. For a subtree of a split cell,
+    ``prefix`` is the history above its root and ``root_hidden`` its root elements' face-down codes."""
     cell: Subgame = tree.source
     names = level_names(cell.rules, cell.vira_class)
     card_level = hand_levels(tree.source.vira_class).card_level
@@ -849,12 +860,14 @@ def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray |
     del key, inv
     tokens = [f"{int(k) // 65536}:{_token(int(k) % 65536 - 32768, names, card_level, cell.rules.raise_targets)}"
               for k in uniq]
-    node = np.empty(tree.num_infosets, np.int32)
-    player = np.empty(tree.num_infosets, np.int8)
-    hand = np.empty(tree.num_infosets, tree.elem_hand.dtype)
-    ehid = np.empty(tree.num_infosets, np.int32)
-    _infoset_rows(actor, tree.node_infoset, tree.node_list, tree.node_len, tree.elem_hand,
-                  _element_hidden(tree, root_hidden), node, player, hand, ehid)
+    nact = np.asarray(tree.infoset_nact)
+    m = tree.num_infosets if min_actions <= 0 else int(np.count_nonzero(nact >= min_actions))
+    node = np.empty(m, np.int32)
+    player = np.empty(m, np.int8)
+    hand = np.empty(m, tree.elem_hand.dtype)
+    ehid = np.empty(m, np.uint16)
+    _infoset_rows(tree.decision_order(), actor, tree.node_infoset, nact, min_actions, tree.node_list, tree.node_len,
+                  tree.elem_hand, _element_hidden(tree, root_hidden), node, player, hand, ehid)
     # a few face-down cards of 5 bits each: codes small enough to index (no hash or sort of 40 M codes;
     # pandas' factorize was 0.5 s of a 10x10 table)
     top = int(ehid.max(initial=0)) + 1
@@ -869,6 +882,7 @@ def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray |
             code >>= 5
         hid_names.append(" ".join(reversed(parts)))
     return {
+        "min_actions": min_actions,  # the sets these arrays describe (0: all)
         "player": player,
         # codes as narrow as their categories allow: a table writer holds every information set's at once
         "hand": (hand, hand_names),
@@ -878,19 +892,25 @@ def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray |
 
 
 @nb.njit(cache=True, nogil=True)
-def _infoset_rows(actor, infoset, nlist, nlen, ehand, ehid, node, player, hand, hid):
-    """Per information set, its decision node, acting player, and its element's hand and face-down code, in one
-    pass over the nodes (numpy's gathers over 10x10's 39 M information sets were ~1.3 s of labelling a table)."""
-    for n in range(actor.shape[0]):
+def _infoset_rows(order, actor, infoset, inact, min_actions, nlist, nlen, ehand, ehid, node, player, hand, hid):
+    """Per information set of at least ``min_actions`` actions, its decision node, acting player, and its
+    element's hand and face-down code, in one pass over the decision nodes in ``order`` (their sets' number
+    order: :meth:`solvers.tree.VectorTree.decision_order`), so the arrays hold only the sets a table writes
+    (numpy's gathers over 10x10's 39 M information sets were ~1.3 s of labelling a table)."""
+    j = 0
+    for x in range(order.shape[0]):
+        n = order[x]
         p = actor[n]
-        if p >= 0:
-            i0 = infoset[n]
-            e0 = nlist[n, p]
-            for k in range(nlen[n, p]):
-                node[i0 + k] = n
-                player[i0 + k] = p
-                hand[i0 + k] = ehand[e0 + k]
-                hid[i0 + k] = ehid[e0 + k]
+        i0 = infoset[n]
+        e0 = nlist[n, p]
+        for k in range(nlen[n, p]):
+            if inact[i0 + k] < min_actions:
+                continue
+            node[j] = n
+            player[j] = p
+            hand[j] = ehand[e0 + k]
+            hid[j] = ehid[e0 + k]
+            j += 1
 
 
 @lru_cache(maxsize=64)
@@ -906,7 +926,7 @@ def _hand_names(rules: RuleSet, vc: ViraClass) -> np.ndarray:
 def _element_hidden(tree: VectorTree, root_hidden: np.ndarray | None = None) -> np.ndarray:
     """Per element, its owner's face-down cards so far, packed 5 bits per card (the latest lowest),
     in one pass; ``root_hidden`` seeds the root elements (a part below a trunk)."""
-    ehid = np.zeros(tree.num_elements, np.int32)  # at most three cards, 15 bits
+    ehid = np.zeros(tree.num_elements, np.uint16)  # at most three cards, 15 bits (2 bytes per element held)
     if root_hidden is not None:
         ehid[: len(root_hidden)] = root_hidden
     _hidden_walk(tree.node_actor, tree.node_list, tree.node_len, tree.node_infoset, tree.infoset_offset,
@@ -1115,12 +1135,18 @@ def native_parts(game, prunes: int | dict = ALL_PRUNES) -> list[tuple[float, Sub
     return out
 
 
-def table_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray | None = None) -> dict:
+def table_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray | None = None,
+                 min_actions: int = 0) -> dict:
     """Everything a strategy table needs to label this tree's rows (``prefix``, ``root_hidden``: a
-    subtree's, see :func:`infoset_labels`)."""
+    subtree's, see :func:`infoset_labels`). With ``min_actions`` the per-set arrays hold only the sets of at
+    least that many actions, and ``action_names`` (the tree's action codes and their notation) replaces the
+    per-slot ``action`` codes: a writer given the rows' own action codes needs nothing per slot."""
     cell: Subgame = tree.source
-    if tree.index.labels is None:  # cells sharing a tree (same structure) share its labels
-        tree.index.labels = dict(infoset_labels(tree, prefix, root_hidden), action=slot_action_strings(tree))
+    cached = tree.index.labels
+    if cached is None or cached["min_actions"] != min_actions:  # cells sharing a tree share its labels
+        sets = infoset_labels(tree, prefix, root_hidden, min_actions)
+        tree.index.labels = dict(sets, **({"action": slot_action_strings(tree)} if min_actions <= 0
+                                          else {"action_names": action_names(tree)}))
     out = dict(tree.index.labels)
     out["constants"] = {
         "vira": cell.vira_class.name, "vira_class": np.int8(cell.vira_class.index),
