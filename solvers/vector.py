@@ -42,7 +42,7 @@ class TableRows(NamedTuple):
     its id and reach; per row (those sets' slots in order) the action code, the profile's probability, the
     action value given the set is reached (NaN where its counterfactual reach is 0) and the regret."""
 
-    infosets: np.ndarray  # int64 per set
+    infosets: np.ndarray  # int32 per set (int64 past 2**31 sets)
     nact: np.ndarray  # int8 per set
     reach: np.ndarray  # per set
     action: np.ndarray  # the tree's entry_action code per row
@@ -919,7 +919,8 @@ class VectorSolver(SolverState):
             return TableRows(sets, nact[sets], own[sets], np.asarray(t.entry_action)[slot],
                              np.asarray(s, np.float32)[slot], av[slot], self._r[slot])
         lay = self._layout()
-        rows = TableRows(np.empty(nsets, np.int64), np.empty(nsets, np.int8), np.empty(nsets, dtype),
+        rows = TableRows(np.empty(nsets, np.int32 if t.num_infosets < 2**31 else np.int64), np.empty(nsets, np.int8),
+                         np.empty(nsets, dtype),
                          np.empty(nrows, np.asarray(t.entry_action).dtype), np.empty(nrows, np.float32),
                          np.empty(nrows, dtype), np.empty(nrows, np.float32))
         scratch = (np.empty(lay.max_list, np.int64), np.empty(lay.max_list, np.int64), np.empty(lay.max_list))

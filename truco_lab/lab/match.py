@@ -262,12 +262,17 @@ RULE_SCALE = {"mineiro": (86.2 / 157, 3.47 / 6.2, 5.49 / 7.1)}
 # iteration against 37.4 with the check at 0.93 of one; priced at 33.
 STREAM_SLOWDOWN = 33.0 / TIERS[5][1]
 
-# Writing the strategy table holds every slot's labels, action values and reaches at once: a task's peak
-# is then ~89 bytes per entry over a 0.35 GB process (measured with tests/test_plan_memory.py's task on
-# the full deck: 11x11 0.83 GB, 10x10 4.32 GB per vira class; 113 B and 0.95 / 5.42 GB before the
-# action values were computed in place and label codes narrowed), more than the solve itself (the tiers').
+# A task that writes its strategy table peaks while it does: the solve's arrays, the rows the table keeps (their
+# numbers and their sets' labels) and the navigation pages the labels read back from their files. Measured with
+# tests/test_plan_memory.py's task on the full deck (vira class 3, 3 iterations), per vira class:
+#   stop 48 (the writer holds only its rows, solvers.vector.VectorSolver.table_rows): 11x11 0.57 GB, 10x10 2.61,
+#   7x7 8.57, 4x4 22.84 (435.5 M entries, 205 M rows; 15.27 without a table): 50-52 bytes per entry over a
+#   0.35 GB process. About 15 of them are navigation pages mapped from files (clean, so the kernel may drop them
+#   under pressure; the peak counts them);
+#   before: 89 bytes (11x11 0.83, 10x10 4.32: every slot's labels, average, regrets and values at once); 113 B
+#   before the action values were computed in place and label codes narrowed.
 TABLE_BASE_GB = 0.35
-TABLE_BYTES_PER_ENTRY = 89.0
+TABLE_BYTES_PER_ENTRY = 52.0
 # Work a task does besides iterating, per entry of its vira class (CPU seconds; the plan left both out until
 # stop 35, and predicted the real endgame at 1.04 CPU-hours where the run took 2.31): building the tree and
 # writing its strategy table. Stop 41: the builder finishes terminals where it makes them (10x10 14.7 -> 9.2 s,
@@ -279,8 +284,11 @@ TABLE_BYTES_PER_ENTRY = 89.0
 # with freed memory kept in the solve and the table writer (solvers.storage.keep_freed_memory; not across the build,
 # whose holes raised a 4x4 cell's peak from 15.3 to 21.9 GB): 7x7 build 29.9 s (0.19 us per entry; 4x4 0.23-0.25),
 # table 25.8 s (0.164; 27.1 before stop 47's table passes, 33.5 in a process's first write at stop 46's commit).
+# Stop 48 (the writer holds only its rows, reads them straight from the solver's state and labels only their
+# sets), tests/test_plan_memory.py's task with 3 iterations: 7x7 table 21.9 s against 32.3 s at stop 47's commit
+# (one pair, 0.139 against 0.205 us per entry), 4x4 62.6 and 63.8 s (0.144-0.147)
 BUILD_S_PER_ENTRY = 0.23e-6
-TABLE_S_PER_ENTRY = 0.17e-6
+TABLE_S_PER_ENTRY = 0.15e-6
 # Priced from stop 47 on (left out before): the solver's layout over a built tree (block order, the slot index
 # written to a file the kernels never read: 7x7 0.044 us per entry, 4x4 0.026-0.028) and what the first iteration
 # and check cost beyond the others (their buffers first touched: 7x7 7.5 s, 0.048 us per entry; 4x4 0.037),
