@@ -392,6 +392,25 @@ class VectorTree:
                                                 self.infoset_nact.astype(np.int64))
         return self.index.slot_infoset
 
+    def drop_mapped_pages(self) -> None:
+        """Take the pages of the arrays moved to files (:meth:`offload_navigation`) out of this process's resident
+        set (``MADV_DONTNEED``; they stay in the page cache and come back on the next read). Clean file pages cost
+        no memory the kernel cannot reclaim, but a process's peak counts them: a pass that reads the slot index in
+        slices drops each slice's pages after it, so the peak holds one slice's."""
+        import mmap
+
+        for name in self.NAVIGATION + ("entry_child", "infoset_offset", "infoset_nact", "node_infoset", "node_len"):
+            base = getattr(self, name, None)
+            while base is not None and not isinstance(base, mmap.mmap):
+                base = getattr(base, "base", None)
+            if base is not None and hasattr(mmap, "MADV_DONTNEED"):
+                base.madvise(mmap.MADV_DONTNEED)
+
+    @staticmethod
+    def slices(order: np.ndarray, size: int = 262_144) -> list[np.ndarray]:
+        """``order`` cut into consecutive slices of about ``size`` nodes (see :meth:`drop_mapped_pages`)."""
+        return np.array_split(order, max(1, -(-len(order) // size)))
+
     def decision_order(self) -> np.ndarray:
         """The decision nodes ordered by their first information set: a walk in this order meets information
         sets in number order (the builders number them as they expand nodes, not as they create them), so it

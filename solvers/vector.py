@@ -924,14 +924,20 @@ class VectorSolver(SolverState):
                          np.empty(nrows, np.asarray(t.entry_action).dtype), np.empty(nrows, np.float32),
                          np.empty(nrows, dtype), np.empty(nrows, np.float32))
         scratch = (np.empty(lay.max_list, np.int64), np.empty(lay.max_list, np.int64), np.empty(lay.max_list))
-        got = block_table_rows(t.decision_order(), t.node_actor, t.node_list, t.node_len, t.node_infoset,
-                               t.infoset_offset, nact, t.entry_action, lay.block_lo, lay.block_hi, lay.parent,
-                               lay.choice_base, t.elem_hand, t.deal_weight, self._reach, self._value, s, self._r,
-                               min_actions, rows.infosets, rows.reach, rows.action, rows.probability,
-                               rows.action_value, rows.regret, *scratch)
-        if got != (nsets, nrows):
-            raise AssertionError(f"table rows: {got} written, {(nsets, nrows)} expected")
-        rows.nact[:] = nact[rows.infosets]
+        j = r = 0
+        # in slices of the decision order: each reads one contiguous stretch of the slot index (sets are numbered
+        # in that order), whose file pages are dropped after it
+        for part in t.slices(t.decision_order()):
+            dj, dr = block_table_rows(part, t.node_actor, t.node_list, t.node_len, t.node_infoset, t.infoset_offset,
+                                      nact, t.entry_action, lay.block_lo, lay.block_hi, lay.parent, lay.choice_base,
+                                      t.elem_hand, t.deal_weight, self._reach, self._value, s, self._r, min_actions,
+                                      rows.infosets[j:], rows.reach[j:], rows.action[r:], rows.probability[r:],
+                                      rows.action_value[r:], rows.regret[r:], *scratch)
+            rows.nact[j:j + dj] = nact[rows.infosets[j:j + dj]]
+            j, r = j + dj, r + dr
+            t.drop_mapped_pages()
+        if (j, r) != (nsets, nrows):
+            raise AssertionError(f"table rows: {(j, r)} written, {(nsets, nrows)} expected")
         return rows
 
     def nbytes(self) -> int:

@@ -866,8 +866,13 @@ def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray |
     player = np.empty(m, np.int8)
     hand = np.empty(m, tree.elem_hand.dtype)
     ehid = np.empty(m, np.uint16)
-    _infoset_rows(tree.decision_order(), actor, tree.node_infoset, nact, min_actions, tree.node_list, tree.node_len,
-                  tree.elem_hand, _element_hidden(tree, root_hidden), node, player, hand, ehid)
+    elem_hid = _element_hidden(tree, root_hidden)
+    j = 0
+    for part in tree.slices(tree.decision_order()):
+        j = _infoset_rows(part, j, actor, tree.node_infoset, nact, min_actions, tree.node_list, tree.node_len,
+                          tree.elem_hand, elem_hid, node, player, hand, ehid)
+        tree.drop_mapped_pages()
+    del elem_hid
     # a few face-down cards of 5 bits each: codes small enough to index (no hash or sort of 40 M codes;
     # pandas' factorize was 0.5 s of a 10x10 table)
     top = int(ehid.max(initial=0)) + 1
@@ -892,12 +897,12 @@ def infoset_labels(tree: VectorTree, prefix: str = "", root_hidden: np.ndarray |
 
 
 @nb.njit(cache=True, nogil=True)
-def _infoset_rows(order, actor, infoset, inact, min_actions, nlist, nlen, ehand, ehid, node, player, hand, hid):
+def _infoset_rows(order, j, actor, infoset, inact, min_actions, nlist, nlen, ehand, ehid, node, player, hand, hid):
     """Per information set of at least ``min_actions`` actions, its decision node, acting player, and its
     element's hand and face-down code, in one pass over the decision nodes in ``order`` (their sets' number
     order: :meth:`solvers.tree.VectorTree.decision_order`), so the arrays hold only the sets a table writes
-    (numpy's gathers over 10x10's 39 M information sets were ~1.3 s of labelling a table)."""
-    j = 0
+    (numpy's gathers over 10x10's 39 M information sets were ~1.3 s of labelling a table). ``j``: the first
+    row to write; returns the next."""
     for x in range(order.shape[0]):
         n = order[x]
         p = actor[n]
@@ -911,6 +916,7 @@ def _infoset_rows(order, actor, infoset, inact, min_actions, nlist, nlen, ehand,
             hand[j] = ehand[e0 + k]
             hid[j] = ehid[e0 + k]
             j += 1
+    return j
 
 
 @lru_cache(maxsize=64)
@@ -929,22 +935,25 @@ def _element_hidden(tree: VectorTree, root_hidden: np.ndarray | None = None) -> 
     ehid = np.zeros(tree.num_elements, np.uint16)  # at most three cards, 15 bits (2 bytes per element held)
     if root_hidden is not None:
         ehid[: len(root_hidden)] = root_hidden
-    _hidden_walk(tree.node_actor, tree.node_list, tree.node_len, tree.node_infoset, tree.infoset_offset,
-                 tree.infoset_nact, tree.entry_child, np.asarray(tree.elem_entry), np.asarray(tree.entry_action),
-                 hand_levels(tree.source.vira_class).card_level.astype(np.int64), ehid)
+    card_level = hand_levels(tree.source.vira_class).card_level.astype(np.int64)
+    # sets are numbered as nodes are expanded, parents first, so the decision order is a parents-first order too;
+    # its slices read the slot index in stretches whose file pages are dropped after each
+    for part in tree.slices(tree.decision_order()):
+        _hidden_walk(part, tree.node_actor, tree.node_list, tree.node_len, tree.node_infoset, tree.infoset_offset,
+                     tree.infoset_nact, tree.entry_child, tree.elem_entry, tree.entry_action, card_level, ehid)
+        tree.drop_mapped_pages()
     return ehid
 
 
 @nb.njit(cache=True, nogil=True)
-def _hidden_walk(actor, nlist, nlen, ninfo, ioff, inact, echild, elem_entry, entry_action, card_level, hid):
-    """For every element a slot creates, its owner's face-down cards so far: the slot's own element's code
-    shifted by 5 bits plus the level (+1) of the card it plays face down. Nodes come after their parents, so
-    one pass in node order reads every code after it is written (a pass in element order through a per-slot
-    owner array was 1.1 s of a 10x10 table)."""
-    for n in range(actor.shape[0]):
+def _hidden_walk(order, actor, nlist, nlen, ninfo, ioff, inact, echild, elem_entry, entry_action, card_level, hid):
+    """For every element a slot of the decision nodes ``order`` creates, its owner's face-down cards so far: the
+    slot's own element's code shifted by 5 bits plus the level (+1) of the card it plays face down. Called in a
+    parents-first order, so every code is read after it is written (a pass in element order through a
+    per-slot owner array was 1.1 s of a 10x10 table)."""
+    for x in range(order.shape[0]):
+        n = order[x]
         p = actor[n]
-        if p < 0:
-            continue
         ls = nlist[n, p]
         i0 = ninfo[n]
         for k in range(nlen[n, p]):

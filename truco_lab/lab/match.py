@@ -207,11 +207,13 @@ TIERS = {
     # had been guessed at 150 and 180. The real deck's own equity needs the grid these numbers price.
     # Seconds (stop 47, benchmarks/solvers.py --threads 1, the default DCFR+ these tiers use): 7x7 3.16 (DCFR 3.00;
     # 3.36 at stop 41), 4x4 8.59 (DCFR 8.24; 9.39 before)
-    3: (157e6, 3.16, 8.3, 80, True),
-    4: (435e6, 8.59, 17.9, 70, True),
+    # Peaks (stop 48, run_cell as a match runs it, vira class 3): the tree build sets them, 7x7 6.23-6.25 GB (8.3
+    # from the two-thread benchmark before), 4x4 15.27 with --no-table (17.9)
+    3: (157e6, 3.16, 6.3, 80, True),
+    4: (435e6, 8.59, 15.3, 70, True),
     # 0x0 (entries: benchmarks/streamed.py; seconds and peak 4x4 scaled): in the same proxy equity, the class
     # of vira 7d with the default DCFR+ reached 1e-3 at iteration 66 (stop 39), so DCFR's 66 / 0.88 = 75
-    5: (1.067e9, 8.59 * 1.067e9 / 435e6, 43.0, 75, False),
+    5: (1.067e9, 8.59 * 1.067e9 / 435e6, 15.3 * 1.067e9 / 435e6, 75, False),
 }
 
 
@@ -265,14 +267,15 @@ STREAM_SLOWDOWN = 33.0 / TIERS[5][1]
 # A task that writes its strategy table peaks while it does: the solve's arrays, the rows the table keeps (their
 # numbers and their sets' labels) and the navigation pages the labels read back from their files. Measured with
 # tests/test_plan_memory.py's task on the full deck (vira class 3, 3 iterations), per vira class:
-#   stop 48 (the writer holds only its rows, solvers.vector.VectorSolver.table_rows): 11x11 0.57 GB, 10x10 2.61,
-#   7x7 8.57, 4x4 22.84 (435.5 M entries, 205 M rows; 15.27 without a table): 50-52 bytes per entry over a
-#   0.35 GB process. About 15 of them are navigation pages mapped from files (clean, so the kernel may drop them
-#   under pressure; the peak counts them);
+#   stop 48, the writer holding only its rows (solvers.vector.VectorSolver.table_rows) and reading the slot index in
+#   slices whose file pages it drops (VectorTree.drop_mapped_pages): 11x11 0.49 GB, 10x10 2.08, 7x7 6.23 (the
+#   build's peak), 4x4 17.03 (435.5 M entries, 205 M rows; 15.27 without a table): 38.3-38.6 bytes per entry over
+#   a 0.35 GB process, about what the solve itself holds, so a table no longer sets a task's peak by much;
+#   with the rows alone (the slot index's file pages kept): 0.57, 2.61, 8.57, 22.84 GB, 50-52 bytes;
 #   before: 89 bytes (11x11 0.83, 10x10 4.32: every slot's labels, average, regrets and values at once); 113 B
 #   before the action values were computed in place and label codes narrowed.
 TABLE_BASE_GB = 0.35
-TABLE_BYTES_PER_ENTRY = 52.0
+TABLE_BYTES_PER_ENTRY = 38.5
 # Work a task does besides iterating, per entry of its vira class (CPU seconds; the plan left both out until
 # stop 35, and predicted the real endgame at 1.04 CPU-hours where the run took 2.31): building the tree and
 # writing its strategy table. Stop 41: the builder finishes terminals where it makes them (10x10 14.7 -> 9.2 s,
