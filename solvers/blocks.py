@@ -244,6 +244,17 @@ def _choice_slots(actor, nlist, nlen, ninfo, ioff, inact, echild, lo, hi, cbase,
                     out[cbase[n] + x] = o + a
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def opponent_reach(W, ehand, reach, p, h, lq, nq):
+    """Player ``p``'s hand ``h`` against the opponent's list ``lq .. lq+nq-1``: the opponent's reach times the deal
+    weight, summed in list order (an information set's counterfactual reach)."""
+    s = 0.0
+    for j in range(nq):
+        w = W[h, ehand[lq + j]] if p == 0 else W[ehand[lq + j], h]
+        s += w * reach[lq + j]
+    return s
+
+
 @nb.njit(cache=True, nogil=True)
 def block_table_rows(order, actor, nlist, nlen, ninfo, ioff, inact, entry_action, blo, bhi, parent, cbase, ehand, W,
                      reach, value, strat, regrets, min_actions, info, own, action, prob, av, reg, start, cnt, q):
@@ -271,11 +282,7 @@ def block_table_rows(order, actor, nlist, nlen, ninfo, ioff, inact, entry_action
                 continue
             start[k] = r
             cnt[k] = 0
-            h = ehand[ls + k]
-            s = 0.0
-            for jj in range(nq):  # the opponent's reach times the deal weight, summed as _slot_values does
-                w = W[h, ehand[lq + jj]] if p == 0 else W[ehand[lq + jj], h]
-                s += w * reach[lq + jj]
+            s = opponent_reach(W, ehand, reach, p, ehand[ls + k], lq, nq)
             q[k] = s
             info[j] = i
             own[j] = reach[ls + k] * s

@@ -30,6 +30,7 @@ from solvers.blocks import (
     block_strategies,
     block_strategies_par,
     block_table_rows,
+    opponent_reach,
     plan_ranges,
 )
 from solvers.cfr import _RULE_ID, PREDICTIVE, SolverState, _discounts, _normalize, _rule, _strategy_from, regret_match
@@ -448,11 +449,7 @@ def _slot_values(actor, nlist, nlen, ninfo, ioff, inact, min_actions, echild, eh
                 for a in range(inact[i]):
                     av[o + a] = np.nan
                 continue
-            h = ehand[ls + k]
-            q = 0.0
-            for j in range(nq):
-                w = W[h, ehand[lq + j]] if p == 0 else W[ehand[lq + j], h]
-                q += w * reach[lq + j]
+            q = opponent_reach(W, ehand, reach, p, ehand[ls + k], lq, nq)
             for a in range(inact[i]):
                 av[o + a] = value[echild[o + a]] / q if q > 0 else np.nan
             own[i] = reach[ls + k] * q

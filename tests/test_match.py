@@ -367,11 +367,12 @@ def test_local_workers_are_cut_to_what_the_machine_holds():
 
 def test_cores_memory_leaves_idle_go_inside_the_tasks(tmp_path, monkeypatch, capsys):
     """`match` without --threads: when memory holds fewer workers than asked, each task gets the idle cores
-    (min:6 here: one 16.5 GB task at a time); an explicit --threads 1 keeps one; equities as on one thread."""
+    (min:4 here: one 19.7 GB task of the 1-3-6-9 tier at a time); an explicit --threads 1 keeps one; equities as
+    on one thread."""
     import truco_lab.lab.match_run as mr
     from truco_lab.lab.match_run import local_shape
 
-    rows = plan(PAULISTA, select_cells(PAULISTA, "min:8"))
+    rows = plan(PAULISTA, select_cells(PAULISTA, "min:4"))
     cfg = MatchConfig(PAULISTA)
     assert local_shape(cfg, rows, 2, available_gb=22.0, auto_threads=True) == (1, 2)
     assert local_shape(cfg, rows, 2, available_gb=22.0) == (1, 1)
@@ -392,16 +393,16 @@ def test_cores_memory_leaves_idle_go_inside_the_tasks(tmp_path, monkeypatch, cap
 
 
 def test_a_suggested_match_command_streams_what_this_machine_cannot_hold(monkeypatch):
-    """Safe to copy as printed: a full-ladder cell (45 GB in memory) is suggested with --stream-over on a 24 GB
-    machine, priced streamed; cells that fit are suggested as they are."""
+    """Safe to copy as printed: a cell whose successors include the full ladder (a 47.6 GB task in memory) is
+    suggested with --stream-over on a 24 GB machine, priced streamed; cells that fit are suggested as they are."""
     import truco_lab.lab.match_run as mr
 
     monkeypatch.setattr(mr, "total_memory_gb", lambda: 24.0)
-    big = mr.match_command(PAULISTA, [(3, 5)], "results/x")
+    big = mr.match_command(PAULISTA, [(2, 5)], "results/x")
     assert "--stream-over 19 " in big and "CPU-hours" in big
     gb = float(big.split(" GB per task")[0].rsplit(" ", 1)[1])
     assert gb <= 0.9 * 24
     small = mr.match_command(PAULISTA, [(10, 10)], "results/y")
-    assert "--stream-over" not in small and "5.0 GB per task" in small
+    assert "--stream-over" not in small and "2.4 GB per task" in small
     monkeypatch.setattr(mr, "total_memory_gb", lambda: 128.0)
-    assert "--stream-over" not in mr.match_command(PAULISTA, [(3, 5)], "results/x")
+    assert "--stream-over" not in mr.match_command(PAULISTA, [(2, 5)], "results/x")

@@ -96,13 +96,13 @@ def test_cli_plan_with_threads_says_how_much_sooner_and_whether_that_is_measured
 
 
 def test_local_plan_runs_only_the_workers_whose_tasks_fit_together():
-    """`--plan` without a cluster prices this machine as run_match runs it: 1-3-6 tasks (~16.5 GB) one at a
+    """`--plan` without a cluster prices this machine as run_match runs it: 1-3-6-9 tasks (~19.7 GB) one at a
     time in 22 GB, so the wall time is the CPU time (the old line halved it 'if memory allows')."""
     from truco_lab.lab.match import MatchConfig
     from truco_lab.lab.match_run import local_schedule
 
     cfg = MatchConfig(FULL)
-    rows = _rows(FULL, "min:8")
+    rows = _rows(FULL, "min:4")
     big = max(r.peak_gb for r in rows)
     assert 11 < big < 22
     hours, line = local_schedule(rows, 2, cfg, available_gb=22)

@@ -400,7 +400,13 @@ def _stored_or_built(job: CellJob) -> tuple:
 def store_gb(folder: str | Path) -> float:
     """GB the tree store ``folder`` holds."""
     folder = Path(folder)
-    return sum(f.stat().st_size for f in folder.rglob("*.npy")) / 2**30 if folder.is_dir() else 0.0
+    total = 0
+    for f in folder.rglob("*.npy") if folder.is_dir() else ():
+        # another worker's temporary copy may be renamed into place between the listing and the stat (the
+        # FileNotFoundError naming `.<key>.<host>.<pid>.tmp…/node_parent.npy` that failed a match under load)
+        with contextlib.suppress(FileNotFoundError):
+            total += f.stat().st_size
+    return total / 2**30
 
 
 def _warm_start(solver, path: Path) -> tuple[int, list]:
