@@ -212,13 +212,19 @@ def _parquet_writer(path, table, meta: dict, constants):
     number columns it built a hash of every float and then fell back to plain pages) and min/max statistics
     are kept only on the one-value columns (``constants``, ``player``), which let a query over many files
     skip whole files; statistics of labels or numbers prune nothing in a table ordered by tree node.
-    Measured on a 10x10 table (14.5 M rows): 2.92 -> 1.87 s per write, 46 -> 37 MB."""
+    Measured on a 10x10 table (14.5 M rows): 2.92 -> 1.87 s per write, 46 -> 37 MB.
+    Every column is declared required (a table has no missing values, so no definition levels are written) and
+    the constant number columns are plain pages (dictionary-encoding one value hashed every row): the same
+    10x10 table's 15 row groups 1.97 -> 1.35 s, the same size."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    schema = table.schema.with_metadata({META_KEY: json.dumps(meta, default=str).encode()})
+    schema = pa.schema([f.with_nullable(False) for f in table.schema],
+                       metadata={META_KEY: json.dumps(meta, default=str).encode()})
     names = schema.names
+    plain = {k for k, v in constants.items() if not isinstance(v, str)}
     return pq.ParquetWriter(path, schema, compression="zstd",
-                            use_dictionary=[c for c in names if c not in NUMBER_COLUMNS],
+                            use_dictionary=[c for c in names if c not in NUMBER_COLUMNS and c not in plain],
                             write_statistics=[c for c in names if c in constants or c == "player"])
 
 

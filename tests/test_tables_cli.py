@@ -218,5 +218,8 @@ def test_written_table_is_the_in_memory_frame_row_for_row(tmp_path):
     cols = {meta.column(i).path_in_schema: meta.column(i) for i in range(meta.num_columns)}
     assert all("RLE_DICTIONARY" not in cols[k].encodings for k in ("probability", "reach", "action_value", "regret"))
     assert "RLE_DICTIONARY" in cols["hand"].encodings
+    # the constant numbers in plain pages, every column required (no definition levels)
+    assert all("RLE_DICTIONARY" not in cols[k].encodings for k in ("vira_class", "score0", "score1", "dealer"))
+    assert not any(f.nullable for f in pq.read_schema(path))
     stats = {k for k, c in cols.items() if c.statistics is not None and c.statistics.has_min_max}
     assert stats == {"player", "vira", "vira_class", "score0", "score1", "dealer"}
