@@ -302,7 +302,17 @@ def test_a_signal_that_arrives_inside_a_weakref_callback_still_interrupts():
     assert sys.unraisablehook is hook
 
 
-def test_signals_inside_deferred_signals_reach_their_handler_after_the_block():
+@pytest.fixture
+def ctrl_c():
+    """Python's own Ctrl-C handler for the test, whatever the suite inherited: a suite started in the background
+    by a shell without job control (``cmd &``) starts with SIGINT ignored, and then a deferred or re-sent Ctrl-C
+    correctly goes to that ignoring handler. Restored afterwards."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def test_signals_inside_deferred_signals_reach_their_handler_after_the_block(ctrl_c):
     """What keeps a signal from crashing numba's boxing of a tree build's arrays: inside the block the signal is
     only noted; the previous handler (here Ctrl-C's) runs once the block ends, exactly once."""
     import os
@@ -341,7 +351,7 @@ def test_a_run_folder_in_use_by_another_process_is_refused_even_with_fresh(tmp_p
     assert main([*MID[:-2], "--iterations", "2", "--out", str(out), "--fresh"]) == 0
 
 
-def test_a_second_ctrl_c_stops_mid_iteration_and_keeps_the_last_whole_checkpoint(tmp_path):
+def test_a_second_ctrl_c_stops_mid_iteration_and_keeps_the_last_whole_checkpoint(tmp_path, ctrl_c):
     """One Ctrl-C waits for the iteration to end (minutes on a big cell) and saves it; a second one stops at once,
     leaving the checkpoint of the last whole iteration untouched."""
     import os
