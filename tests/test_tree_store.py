@@ -113,3 +113,28 @@ def test_the_store_heals_what_a_crash_or_a_bad_disk_leaves(tmp_path):
     assert first.tree == "built" and load_tree(tmp_path / key, key) is not None  # rebuilt and stored again
     again = solve(other)
     assert again.tree == "store" and again.game_value == first.game_value
+
+
+def test_the_store_is_measured_while_another_worker_renames_its_copy(tmp_path, monkeypatch):
+    """A worker's temporary copy renamed into place between the listing of the store and the walk into it
+    (which failed a match in CI with FileNotFoundError) counts nothing and stops nothing."""
+    import os
+
+    from truco_lab.lab.cell import store_gb
+
+    (tmp_path / "kept").mkdir()
+    np.save(tmp_path / "kept" / "a.npy", np.zeros(1 << 16))
+    moving = tmp_path / ".key.host.1.tmp7"
+    moving.mkdir()
+    np.save(moving / "b.npy", np.zeros(1 << 16))
+    real = os.scandir
+
+    def scandir(path="."):
+        it = real(path)
+        if os.path.abspath(path) == str(tmp_path):  # the store is listed: now the copy moves
+            moving.rename(tmp_path / "key")
+        return it
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    size = store_gb(tmp_path) * 2**30
+    assert size >= (1 << 16) * 8 and size < 3 * (1 << 16) * 8

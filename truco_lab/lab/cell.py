@@ -399,13 +399,17 @@ def _stored_or_built(job: CellJob) -> tuple:
 
 def store_gb(folder: str | Path) -> float:
     """GB the tree store ``folder`` holds."""
-    folder = Path(folder)
+    import os
+
     total = 0
-    for f in folder.rglob("*.npy") if folder.is_dir() else ():
-        # another worker's temporary copy may be renamed into place between the listing and the stat (the
-        # FileNotFoundError naming `.<key>.<host>.<pid>.tmp…/node_parent.npy` that failed a match under load)
-        with contextlib.suppress(FileNotFoundError):
-            total += f.stat().st_size
+    # another worker's temporary copy may be renamed into place while the store is walked: os.walk skips a
+    # folder that vanished (Path.rglob raised FileNotFoundError naming `.<key>.<host>.<pid>.tmp…`, which
+    # failed a match in CI), and a file that vanished between the listing and the stat counts nothing
+    for root, _, files in os.walk(folder):
+        for name in files:
+            if name.endswith(".npy"):
+                with contextlib.suppress(FileNotFoundError):
+                    total += os.stat(os.path.join(root, name)).st_size
     return total / 2**30
 
 
