@@ -217,21 +217,6 @@ def keep_freed_memory(on: bool = True) -> bool:
     return bool(libc.mallopt(_M_MMAP_MAX, 0)) and bool(libc.mallopt(_M_TRIM_THRESHOLD, -1))
 
 
-def huge_pages(on: bool) -> bool:
-    """Whether numpy asks the kernel for transparent huge pages (``madvise``) for its big arrays, from now on in this
-    process; returns the setting before. numpy asks by default. On this machine (a VM whose THP mode is
-    ``madvise``) a huge page cost 4-5 ms of kernel time at first touch inside a solve, and the solve ran slower with
-    them throughout: a 7x7 cell on one thread, two pairs of runs, build 39-41 -> 31 s, first iteration 12 -> 7 s,
-    later iterations 5.1 -> 4.1-4.4 s, table 20-23 -> 19 s. ``SOLVERS_HUGE_PAGES=1`` keeps numpy's choice."""
-    try:
-        from numpy._core.multiarray import _set_madvise_hugepage
-    except ImportError:  # numpy 1.x
-        from numpy.core.multiarray import _set_madvise_hugepage
-    if not on and os.environ.get("SOLVERS_HUGE_PAGES") == "1":
-        on = True
-    return bool(_set_madvise_hugepage(on))
-
-
 def release_freed_memory() -> None:
     """Give the memory freed so far back to the system (``malloc_trim``): between tasks, so a task's peak and
     the next task's room are its own."""

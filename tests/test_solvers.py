@@ -1,9 +1,5 @@
 """Solver core checked against things we did not write: known values and OpenSpiel."""
 
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pyspiel
 import pytest
@@ -244,41 +240,3 @@ def test_freed_memory_is_kept_for_the_next_allocation_then_released(monkeypatch)
     assert rss_mb() - before > 300  # kept
     release_freed_memory()
     assert rss_mb() - before < 100  # returned
-
-
-_SMAPS_PROBE = """
-import sys
-import numpy as np
-from solvers.storage import huge_pages
-huge_pages(sys.argv[1] == "on")
-a = np.zeros(64 << 20, np.uint8)
-a[:] = 1
-lo, hi, inside, kb = a.ctypes.data, a.ctypes.data + a.nbytes, False, 0
-for line in open("/proc/self/smaps"):
-    head = line.split()[0]
-    if "-" in head and not head.endswith(":"):
-        s, e = (int(x, 16) for x in head.split("-"))
-        inside = s < hi and e > lo
-    elif inside and head == "AnonHugePages:":
-        kb += int(line.split()[1])
-print(kb)
-"""
-
-
-def test_huge_pages_off_gives_numpy_arrays_small_pages(monkeypatch):
-    """huge_pages(False) (what run_cell sets: measured faster here) stops numpy's huge-page madvise for the arrays
-    made after it; SOLVERS_HUGE_PAGES=1 keeps numpy's choice. Read from the kernel's own account (smaps)."""
-    mode = Path("/sys/kernel/mm/transparent_hugepage/enabled")
-    if not mode.exists() or "[madvise]" not in mode.read_text():
-        pytest.skip("transparent huge pages are not in madvise mode here (numpy's madvise decides nothing)")
-
-    def huge_kb(setting: str) -> int:
-        out = subprocess.run([sys.executable, "-c", _SMAPS_PROBE, setting], capture_output=True, text=True,
-                             check=True)
-        return int(out.stdout.split()[-1])
-
-    if huge_kb("on") == 0:
-        pytest.skip("the kernel gave no huge page even when asked (fragmented memory)")
-    assert huge_kb("off") == 0
-    monkeypatch.setenv("SOLVERS_HUGE_PAGES", "1")
-    assert huge_kb("off") > 0

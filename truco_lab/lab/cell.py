@@ -26,7 +26,6 @@ import numpy as np
 from solvers.api import checks_of, load_checkpoint, run
 from solvers.storage import (
     available_memory_gb,
-    huge_pages,
     keep_freed_memory,
     peak_rss_gb,
     read_json,
@@ -315,7 +314,6 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
             old.reused = True
             return old
     release_freed_memory()  # what an earlier task in this process freed, so this task's peak is its own
-    huge_pages(False)  # measured faster in every phase here (solvers.storage.huge_pages)
     keep_freed_memory(False)  # a tree build's growing buffers would leave holes kept memory cannot reuse
     reset_peak_rss()
     vc = vira_class_at(spec.rules, spec.vira_class)
