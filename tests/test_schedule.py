@@ -148,3 +148,33 @@ def test_the_plans_check_overhead_counts_the_checks_a_run_makes():
         assert expl <= 1e-3 and warm.checks == 2 and warm.iteration <= s.iteration
     assert check_overhead(80) < 1 + CHECK_COST * 13 / 80  # the old schedule checked 13 times by 80
     assert check_overhead(80, prior=True) < check_overhead(80)  # priced from the 10-card grid's warm cells
+
+
+def test_the_match_bar_counts_the_plans_hours_and_leaves_resumed_tasks_out_of_its_rate():
+    """The bar's total is the plan's CPU-hours, a task advances it by its cell's share, and a task a resume
+    reports again moves the bar but not the rate its ETA comes from."""
+    from types import SimpleNamespace
+
+    from truco_lab.lab.match_run import WorkBar
+
+    rows = _rows(FULL, "endgame")
+    nclass = rows[0].classes
+    bar = WorkBar(rows, float("inf"), nclass)
+    try:
+        assert bar.bar.total == pytest.approx(sum(r.hours for r in rows))
+        big = max(rows, key=lambda r: r.hours)
+        small = min(rows, key=lambda r: r.hours)
+
+        def job(r):
+            return SimpleNamespace(spec=SimpleNamespace(score0=r.cell[0], score1=r.cell[1], dealer=r.cell[2],
+                                                        cell_name=f"s{r.cell[0]}-{r.cell[1]}_d{r.cell[2]}"))
+
+        bar.done(job(big), SimpleNamespace(reused=True, exploitability=1e-3, iterations=80))
+        assert bar.bar.n == pytest.approx(big.hours / nclass)
+        assert bar.bar.n - bar.bar.initial == 0.0  # nothing solved in this run yet: no rate
+        bar.done(job(small), SimpleNamespace(reused=False, exploitability=1e-3, iterations=15))
+        assert bar.bar.n - bar.bar.initial == pytest.approx(small.hours / nclass)
+        assert bar.tasks == 2 and bar.ntasks == len(rows) * nclass
+        assert big.hours > 10 * small.hours  # why tasks are the wrong unit
+    finally:
+        bar.close()

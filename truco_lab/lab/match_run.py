@@ -209,6 +209,50 @@ def heatmap(state: MatchState, path: Path) -> None:
     plt.close(fig)
 
 
+def _cpu(done: float, total: float) -> str:
+    """``done`` of ``total`` predicted CPU-hours, in hours or, for small runs, minutes or seconds."""
+    unit, per_hour = ("h", 1) if total >= 1.0 else ("min", 60) if total >= 1 / 60 else ("s", 3600)
+    return f"{done * per_hour:.1f}/{total * per_hour:.1f} plan CPU-{unit}"
+
+
+class WorkBar:
+    """A match's progress bar measured in the plan's CPU-hours, not in tasks: a full-ladder task is ~400 times an
+    eleven-row one, so a bar counting tasks sped through the eleven row and then stood still with a false ETA.
+    Tasks a resume reports again advance the bar without counting toward its rate (so they do not shorten the
+    ETA)."""
+
+    def __init__(self, rows, stream_over_gb: float, nclass: int) -> None:
+        from tqdm import tqdm
+
+        # each task's share: its cell's predicted hours over its vira classes (streamed where the run streams it)
+        self.hours = {r.cell: (r.streamed_hours if r.peak_gb > stream_over_gb else r.hours) / r.classes
+                      for r in rows}
+        self.tasks, self.ntasks = 0, len(rows) * nclass
+        total = sum(self.hours.values()) * nclass
+        # the run's mean rate (smoothing 0): tasks of a level finish in bursts, and a moving average of those
+        # swings the ETA by hours; a fixed miniters keeps tqdm from learning to skip updates from the small tasks
+        self.bar = tqdm(total=total, smoothing=0, miniters=1e-12,
+                        bar_format="match: {percentage:3.0f}%|{bar}| {desc} [{elapsed}<{remaining}]")
+        self.bar.set_description_str(f"0/{self.ntasks} tasks, {_cpu(0.0, total)}")
+
+    def done(self, job, res) -> None:
+        """One task finished (or reported again by a resume)."""
+        w = self.hours.get((job.spec.score0, job.spec.score1, job.spec.dealer), 0.0)
+        self.tasks += 1
+        if getattr(res, "reused", False):
+            self.bar.n += w  # finished before this run: not part of its rate
+            self.bar.initial += w
+            self.bar.last_print_n += w
+        else:
+            self.bar.update(w)
+        self.bar.set_description_str(
+            f"{self.tasks}/{self.ntasks} tasks, {_cpu(self.bar.n, self.bar.total)}, "
+            f"{job.spec.cell_name} expl={res.exploitability:.2g} it={res.iterations}")
+
+    def close(self) -> None:
+        self.bar.close()
+
+
 def run_match(cfg: MatchConfig, which, out: str | Path, **kw) -> tuple[MatchState, dict]:
     """Claim ``out``, solve the cells, write the outputs; returns (state, summary). ``kw``: ``executor``
     ("local"), ``workers`` (2), ``address``, ``resume``, ``fresh``, ``progress`` (True). The folder is
@@ -261,17 +305,11 @@ def _run_match(cfg: MatchConfig, which, out: str | Path, *, executor: str = "loc
     ex = make_executor(executor, workers, address,
                        memory_gb=lambda job: peaks.get((job.spec.score0, job.spec.score1, job.spec.dealer), 1.0),
                        cache_gb=min(16.0 / workers, CACHE_SHARE / (1 + CACHE_SHARE) * peak_gb))
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(cells) * nclass, unit="task", desc="match")
+    bar = WorkBar(rows, cfg.stream_over_gb, nclass) if progress else None
 
     def on_job(job: CellJob, res: CellResult) -> None:
         if bar is not None:
-            bar.update(1)
-            bar.set_postfix(cell=job.spec.cell_name, expl=f"{res.exploitability:.2g}",
-                            it=res.iterations, refresh=False)
+            bar.done(job, res)
 
     t0 = time.perf_counter()
     try:
