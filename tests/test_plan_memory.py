@@ -78,3 +78,29 @@ def test_tree_cache_counts_labels():
     cache = TreeCache(max_gb=2 * tree.resident_bytes() / 2**30)
     cache.put(spec, tree)
     assert cache.get(spec) is tree and np.isfinite(tree.resident_bytes())
+
+
+def test_a_task_keeps_only_the_trees_its_own_prediction_allows():
+    """A match worker's kept trees are held to the share of each task's own predicted peak: a cache sized for
+    the run's largest task once doubled a small task's peak (the real eleven row: 1.3 GB against 0.6 planned)."""
+    from truco_lab.abstraction.tree import build_cell
+    from truco_lab.lab.cell import CellJob, CellSpec, Stop, TreeCache, run_cell
+    from truco_lab.lab.match import CACHE_SHARE, MatchConfig, MatchState, cell_jobs, plan, select_cells
+    from truco_lab.rules.ruleset import RuleSet
+
+    rules = RuleSet.from_options("paulista", ranks="QJKA23", suits="cd")
+    other = build_cell(rules, 10, 11, 0, 0)  # an earlier task's tree, of another structure
+    cache = TreeCache(max_gb=100.0, keep_last=False)
+    cache.put(CellSpec.make(rules, 10, 11, 0, 0, payoff="points"), other)
+    spec = CellSpec.make(rules, 11, 11, 1, 0, payoff="points")
+    run_cell(CellJob(spec, Stop(iterations=2), table=False, cache_gb=0.0), cache=cache)
+    assert cache.trees == {}  # nothing kept beside a task allowed no cache
+    # the match gives each task the share of its own prediction
+    cfg = MatchConfig(rules)
+    state = MatchState(rules.target)
+    for c in select_cells(rules, "eleven"):
+        state.set_br(c, 0.5, 0.5)
+        state.equity.set(*c, 0.5)
+    job = cell_jobs(cfg, state, (10, 10, 1), None, {})[0]
+    predicted = plan(rules, [(10, 10, 1)])[0].peak_gb
+    assert job.cache_gb == pytest.approx(predicted * CACHE_SHARE / (1 + CACHE_SHARE))

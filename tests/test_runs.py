@@ -227,6 +227,16 @@ def test_match_cli_runs_resumes_and_writes_its_outputs(tmp_path, capsys):
     assert main([*argv, "--resume"]) == 0
     again = json.loads((out / "summary.json").read_text())
     assert again["match_exploitability"] == s["match_exploitability"]
+    # the plan of a run folder sets what its finished tasks cost beside what it predicted
+    capsys.readouterr()
+    assert main(["match", "--out", str(out), "--cells", "eleven", "--plan", *SMALL]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[-2:] == ["measured", "peak"]
+    ntasks = sum(len(list((out / "cells" / c.name / "results").glob("*.json"))) for c in (out / "cells").iterdir())
+    said = [x for x in lines if x.startswith(f"measured in {out}: {ntasks} finished tasks of 23 cells took ")]
+    assert len(said) == 1 and "x the " in said[0]
+    one = json.loads(next((out / "cells").glob("*/results/*.json")).read_text())
+    assert one["threads"] == 1 and one["br_seconds"] > 0
 
 
 def test_solve_in_match_equity_from_a_match_run(tmp_path, capsys):

@@ -202,6 +202,9 @@ class CellJob:
     # stores the one it builds while the folder holds less than ``tree_store_gb``
     tree_store: str | None = None
     tree_store_gb: float = 0.0
+    # GB a worker's tree cache may hold beside this job (not in the hash): a match sets it to the share of the
+    # job's own predicted peak planned for kept trees, so a small task is not run beside a big task's cache
+    cache_gb: float | None = None
 
     @property
     def key(self) -> str:
@@ -259,6 +262,8 @@ class CellResult:
     rows_dropped: int | None = None
     reused: bool = False  # reported from an earlier run (same hash), not solved again
     split_depth: int = 0  # streamed from disk in parts cut at this depth (their files deleted once solved); 0: in memory
+    threads: int = 1  # threads the task's passes ran on (a match's plan compares its seconds as one core's)
+    br_seconds: float | None = None  # the closing best responses under the match's continuation values
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -292,6 +297,12 @@ class TreeCache:
 
     def put(self, spec: CellSpec, tree) -> None:
         self.trees[spec.structure_key()] = tree
+        self.fit()
+
+    def fit(self, max_gb: float | None = None) -> None:
+        """Drop the oldest trees until the rest fit ``max_gb`` (from now on; default: the budget as it is)."""
+        if max_gb is not None:
+            self.max_gb = max_gb
         # counted with their labels and lookups (a 10x10 tree's labels outweigh its structure): measured by the
         # structure alone, a worker once held 12.7 GB of cached trees beside a 5.4 GB task
         while len(self.trees) > int(self.keep_last) and (
@@ -313,6 +324,8 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
                 job.br_utilities is None or old.br_key == stable_hash(job.br_utilities)):
             old.reused = True
             return old
+    if cache is not None and job.cache_gb is not None:
+        cache.fit(job.cache_gb)  # before the peak is reset: this task's peak holds only the trees it may keep
     release_freed_memory()  # what an earlier task in this process freed, so this task's peak is its own
     keep_freed_memory(False)  # a tree build's growing buffers would leave holes kept memory cannot reuse
     reset_peak_rss()
@@ -349,13 +362,16 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     result.warm_start = Path(job.warm_from).name if job.warm_from and not resume else None
     result.warm_iterations = warm_it
     result.tree = origin
+    result.threads = job.threads
     if job.br_utilities is not None:
+        t0 = time.perf_counter()
         avg = solver.average_strategy()
         b0 = solver.best_response_value(0, avg, np.array(job.br_utilities[0]))
         b1 = solver.best_response_value(1, avg, np.array(job.br_utilities[1]))
         tree.set_payoff(np.array(spec.utilities))
         result.br_values = [b0, b1]
         result.br_key = stable_hash(job.br_utilities)
+        result.br_seconds = time.perf_counter() - t0
     if job.table and job.workdir is not None:
         from solvers.tables import write_table
 
@@ -494,9 +510,12 @@ def _run_streamed(job: CellJob, vc, progress: ProgressFn | None) -> CellResult:
                           sum(memory_of(split, job.threads, solver).values()) + solver.resident_bytes, resume, prior)
         result.warm_start = Path(job.warm_from).name if job.warm_from and not resume else None
         result.warm_iterations = warm_it
+        result.threads = job.threads
         if job.br_utilities is not None:
+            t0 = time.perf_counter()
             result.br_values = [solver.best_response_value(p, None, np.array(job.br_utilities[p])) for p in (0, 1)]
             result.br_key = stable_hash(job.br_utilities)
+            result.br_seconds = time.perf_counter() - t0
         if job.table and job.workdir is not None:
             from solvers.tables import write_split_table
             from truco_lab.abstraction.tree import SplitLabels

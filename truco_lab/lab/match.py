@@ -553,7 +553,8 @@ def cell_jobs(cfg: MatchConfig, state: MatchState, cell: ScoreCell, out: Path | 
     br0 = continuation_utilities(rules, a, b, d, codes, lambda x, y, z: state.br_value(0, x, y, z), 1.0, 0.0)
     br1 = continuation_utilities(rules, a, b, d, codes, lambda x, y, z: -state.br_value(1, x, y, z), 0.0, -1.0)
     jobs = []
-    streamed = plan(rules, [cell], cfg.prunes, cfg.target, cfg.table)[0].peak_gb > cfg.stream_over_gb
+    peak_gb = plan(rules, [cell], cfg.prunes, cfg.target, cfg.table)[0].peak_gb
+    streamed = peak_gb > cfg.stream_over_gb
     algorithm = cfg.cell_algorithm(cell)
     for vc in vira_classes(rules):
         spec = CellSpec.make(rules, a, b, d, vc.index, prunes=cfg.prunes, payoff="equity", equity=state.equity,
@@ -569,7 +570,10 @@ def cell_jobs(cfg: MatchConfig, state: MatchState, cell: ScoreCell, out: Path | 
                       table_min_reach=cfg.table_min_reach, warm_from=warm, br_utilities=(tuple(br0), tuple(br1)),
                       split_depth=depth, threads=cfg.threads,
                       # workers run side by side: none may take the others' memory for resident parts
-                      resident_gb=0.0, tree_store=store, tree_store_gb=cfg.tree_store_gb or 0.0)
+                      resident_gb=0.0, tree_store=store, tree_store_gb=cfg.tree_store_gb or 0.0,
+                      # the kept trees' share of this task's own prediction: a small task beside a cache sized for
+                      # the run's largest peaked at twice its plan (eleven row: 1.3 GB against 0.6)
+                      cache_gb=peak_gb * CACHE_SHARE / (1 + CACHE_SHARE))
         last_by_structure[spec.structure_key()] = job
         jobs.append(job)
     return jobs

@@ -10,6 +10,7 @@ summary and the equity table.
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 import time
@@ -43,28 +44,44 @@ from truco_lab.rules.ruleset import RuleSet
 
 
 def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[int, int, float] | None = None,
-               auto_threads: bool = False) -> dict:
+               auto_threads: bool = False, out: Path | None = None) -> dict:
     """The plan table, its totals and critical path (also returned); with ``cluster`` (nodes, cores per node,
-    GB per node) the simulated wall time of the level-by-level driver there."""
+    GB per node) the simulated wall time of the level-by-level driver there. Where ``out`` holds finished tasks
+    of a run, each cell's measured CPU-hours and peak stand beside the prediction, and a line compares them."""
 
     file = file or sys.stdout
     rows = plan(cfg.rules, cells, cfg.prunes, cfg.target, cfg.table, cfg.algorithm, cfg.warm_start,
                 _store_gb(cfg))
     if auto_threads and cluster is None:  # the plan of the run this machine would do
         cfg = replace(cfg, threads=local_shape(cfg, rows, workers, auto_threads=True)[1])
-    print(f"{'cell':>10} {'ladder':>14} {'classes':>7} {'peak/task':>10} {'CPU-h':>9}", file=file)
+    seen = measured_tasks(out) if out is not None else {}
+    print(f"{'cell':>10} {'ladder':>14} {'classes':>7} {'peak/task':>10} {'CPU-h':>9}"
+          + (f" {'measured':>13} {'peak':>7}" if seen else ""), file=file)
     total, peak, nstream = 0.0, 0.0, 0
+    compared = []  # (tasks, measured CPU-h, predicted CPU-h for them, measured peak / predicted)
     for r in rows:
         a, b, d = r.cell
         st = r.peak_gb > cfg.stream_over_gb
         gb, h = task_gb(r, st, cfg.threads), (r.streamed_hours if st else r.hours)
         total, peak, nstream = total + h, max(peak, gb), nstream + st
+        got = seen.get(r.cell, [])
+        if got:
+            compared.append((len(got), sum(map(task_cpu_hours, got)), h * len(got) / r.classes,
+                             max(t["peak_memory_gb"] for t in got) / gb))
         print(f"{f'{a}x{b} d{d}':>10} {'-'.join(map(str, r.ladder)):>14} {r.classes:>7} {gb:>8.1f}GB "
-              f"{h:>9.3f}" + ("  streamed" if st else ""), file=file)
+              f"{h:>9.3f}" + (_measured_cell(got, r.classes) if seen else "") + ("  streamed" if st else ""),
+              file=file)
     print(f"{len(rows)} cells (seat symmetry solves the mirrors), {len(rows) * rows[0].classes} tasks; "
           f"total {total:,.2f} CPU-hours; largest task {peak:.1f} GB"
           + (f"; {nstream} cells streamed from disk (over {cfg.stream_over_gb:g} GB in memory)" if nstream else ""),
           file=file)
+    if compared:
+        n, got_h, want_h = (sum(c[i] for c in compared) for i in range(3))
+        lo, hi = min(c[3] for c in compared), max(c[3] for c in compared)
+        span = f"{lo:.2f}x" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}-{hi:.2f}x"
+        print(f"measured in {out}: {n} finished tasks of {len(compared)} cells took {got_h:,.2f} CPU-hours, "
+              f"{got_h / want_h:.2f}x the {want_h:,.2f} the plan predicts for them; their cells' peaks "
+              f"{span} the predicted peak per task", file=file)
     store = store_plan(cfg.rules, [r for r in rows if r.peak_gb <= cfg.stream_over_gb], cfg.prunes, _store_gb(cfg))
     if store.read:
         cap = "" if math.isinf(_store_gb(cfg)) else f" (of {_store_gb(cfg):,.0f} GB allowed)"
@@ -94,6 +111,39 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
               f"{sim.utilisation:.0%} busy", file=file)
         out["simulated_wall_hours"] = sim.wall_hours
     return out
+
+
+def measured_tasks(out: Path) -> dict[tuple[int, int, int], list[dict]]:
+    """Finished tasks in a run folder (``cells/*/results/*.json``), by canonical cell: the newest result of each
+    (cell, vira class), since a cell solved again under new successor values leaves its older result beside."""
+    newest: dict[tuple, tuple[float, dict]] = {}
+    for f in Path(out).glob("cells/*/results/*.json"):
+        try:
+            when, d = f.stat().st_mtime, json.loads(f.read_text())
+            key = (int(d["score"][0]), int(d["score"][1]), int(d["dealer"]), int(d["vira_class"]))
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            continue  # being written, or not a task's result: the plan reports what it can read
+        if key not in newest or when > newest[key][0]:
+            newest[key] = (when, d)
+    by_cell: dict[tuple[int, int, int], list[dict]] = {}
+    for (a, b, dealer, _), (_, d) in sorted(newest.items()):
+        by_cell.setdefault((a, b, dealer), []).append(d)
+    return by_cell
+
+
+def task_cpu_hours(result: dict) -> float:
+    """A finished task's cost in the plan's unit, one core's hours: its wall seconds (build, iterations and checks,
+    setup, closing best responses, table) times the speedup its threads had (:func:`thread_speedup`)."""
+    wall = sum(result.get(k) or 0.0 for k in ("seconds", "setup_seconds", "br_seconds", "table_seconds"))
+    return wall * thread_speedup(int(result.get("threads") or 1)) / 3600
+
+
+def _measured_cell(got: list[dict], classes: int) -> str:
+    """A plan row's measured columns: CPU-hours of the finished classes (how many, if not all) and their peak."""
+    if not got:
+        return f" {'-':>13} {'-':>7}"
+    h = f"{sum(map(task_cpu_hours, got)):.3f}" + ("" if len(got) == classes else f" ({len(got)}/{classes})")
+    return f" {h:>13} {max(t['peak_memory_gb'] for t in got):>5.1f}GB"
 
 
 def _store_gb(cfg: MatchConfig, out: Path | None = None) -> float:
@@ -363,7 +413,7 @@ def main(cfg: MatchConfig, run: MatchRun) -> int:
         cfg = replace(cfg, tree_store_gb=float("inf") if run.plan_only and run.cluster else default_store_gb(run.out))
     if run.plan_only:
         print_plan(cfg, select_cells(cfg.rules, run.cells), run.workers, cluster=run.cluster,
-                   auto_threads=run.auto_threads)
+                   auto_threads=run.auto_threads, out=run.out)
         return 0
     state, summary = run_match(cfg, run.cells, run.out, executor=run.executor, workers=run.workers,
                                address=run.address, resume=run.resume, fresh=run.fresh, progress=run.progress,
