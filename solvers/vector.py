@@ -879,6 +879,21 @@ class VectorSolver(SolverState):
             self._backward(s, MODE_BR, player)
             return self._root_sum(player)
 
+    def best_response_values_under(self, utilities: tuple[np.ndarray, np.ndarray],
+                                   strategy: np.ndarray | None = None) -> tuple[float, float]:
+        """Both players' best-response values against ``strategy`` (default: the average profile), player p's
+        with terminal utilities ``utilities[p]`` (player 0's per outcome, as in :meth:`best_response_value`).
+        The same numbers as two :meth:`best_response_value` calls, with one forward pass for both (reaches do
+        not depend on payoffs) and the average read where it is kept, not through a slot-order copy."""
+        s = self._average_in_work() if strategy is None else self._strategy_in(strategy)
+        self._forward(s)
+        out = []
+        for p in (0, 1):
+            with self.tree.payoff_set(np.asarray(utilities[p])):
+                self._backward(s, MODE_BR, p)
+                out.append(self._root_sum(p))
+        return out[0], out[1]
+
     def best_response_actions(self, player: int, strategy: np.ndarray | None = None) -> np.ndarray:
         """A pure best response: per information set of ``player``, the index of its best action
         (-1 for the other player's sets), against ``strategy``'s other half."""

@@ -312,6 +312,13 @@ def test_payoffs_live_per_outcome_and_a_temporary_payoff_is_undone():
     doubled = s.best_response_value(0, utilities=2 * tree.payoff)
     assert doubled == pytest.approx(2 * s.best_response_value(0))  # payoffs scale, the response with them
     assert tree.payoff is not None and np.array_equal(tree.utilities(), u)  # restored
+    # both players' responses under their own payoffs in one call: the two calls' numbers, bit for bit (the
+    # match's closing certificate), whether the average is read where it is kept or given in slot order
+    u0, u1 = 2 * tree.payoff, tree.payoff - 0.25
+    two = (s.best_response_value(0, s.average_strategy(), u0), s.best_response_value(1, s.average_strategy(), u1))
+    assert s.best_response_values_under((u0, u1)) == two
+    assert s.best_response_values_under((u0, u1), s.average_strategy()) == two
+    assert two[0] != two[1] and np.array_equal(tree.utilities(), u)
     assert s.game_value() == before[0] and s.exploitability() == before[1]
     assert np.array_equal(s.regrets, before[2])
     with pytest.raises(ValueError, match="outcomes"):

@@ -365,10 +365,7 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     result.threads = job.threads
     if job.br_utilities is not None:
         t0 = time.perf_counter()
-        avg = solver.average_strategy()
-        b0 = solver.best_response_value(0, avg, np.array(job.br_utilities[0]))
-        b1 = solver.best_response_value(1, avg, np.array(job.br_utilities[1]))
-        tree.set_payoff(np.array(spec.utilities))
+        b0, b1 = solver.best_response_values_under((np.array(job.br_utilities[0]), np.array(job.br_utilities[1])))
         result.br_values = [b0, b1]
         result.br_key = stable_hash(job.br_utilities)
         result.br_seconds = time.perf_counter() - t0
