@@ -178,3 +178,16 @@ def test_the_match_bar_counts_the_plans_hours_and_leaves_resumed_tasks_out_of_it
         assert big.hours > 10 * small.hours  # why tasks are the wrong unit
     finally:
         bar.close()
+
+
+def test_the_plan_prices_each_tasks_closing_best_responses(monkeypatch):
+    """Every match task ends with the match certificate's two best responses: the plan counts them per task, in
+    iterations of the task's tier."""
+    from truco_lab.lab import match
+
+    cell = [(10, 10, 1)]
+    with_it = match.plan(FULL, cell)[0]
+    monkeypatch.setattr(match, "CLOSING_COST", 0.0)
+    without = match.plan(FULL, cell)[0]
+    spi = match.TIERS[2][1]
+    assert with_it.hours - without.hours == pytest.approx(with_it.classes * spi * 0.68 / 3600)

@@ -356,6 +356,12 @@ CHECK_COST = 0.71
 # each against 7.02, and 0.6% more iterations (3,001 against 2,983); all 107 of 20 or more, 1.6% more
 PRIOR_CHECKS = 3.1
 PRIOR_OVERSHOOT = 1.01
+# A match task closes with both players' best responses under the successors' best-response values (the match
+# certificate), one forward pass and two backward ones on the kept average. The plan left it out until stop 52, when
+# it cost 1.2-1.4 s at 10x10 against a 1.1-1.2 s iteration (min:6's tasks, an average copied to slot order and back
+# and a forward pass per player); with one forward pass and the kept average (stop 52, 10x10, one thread, three
+# interleaved reps beside a running match) 0.50-0.73 iterations, against 0.86-1.24 before. Priced at the median.
+CLOSING_COST = 0.68
 
 
 def check_overhead(iterations: float, check_every: int = 5, prior: bool = False) -> float:
@@ -416,7 +422,7 @@ def plan(rules: RuleSet, cells: list[ScoreCell], prunes: int = ALL_PRUNES, targe
         if warm_cell:
             its *= WARM_ITERATIONS.get(tier, 1.0)
         seen.add(key)
-        iterating = its * spi * check_overhead(its, prior=warm_cell)
+        iterating = spi * (its * check_overhead(its, prior=warm_cell) + CLOSING_COST)
         rest_streamed = entries * (STREAMED_BUILD_S_PER_ENTRY + (STREAMED_TABLE_S_PER_ENTRY if table else 0.0))
         rows.append(PlanRow(c, lad, nclass, task_peak_gb(entries, peak, table) * (1 + CACHE_SHARE),
                             nclass * iterating / 3600, entries,
