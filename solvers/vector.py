@@ -20,6 +20,7 @@ import numba as nb
 import numpy as np
 
 from solvers.blocks import (
+    MODE_UPDATE_ZERO,
     BlockLayout,
     block_backward,
     block_backward_par,
@@ -608,6 +609,7 @@ class VectorSolver(SolverState):
         # many terms (and certify), so they stay float64
         self._reach = np.zeros(t.num_elements, np.float32)
         self._value = np.zeros(t.num_elements, np.float64)
+        self._clean = True  # every element's value is 0.0 but the root lists' (see _backward)
 
     def drop_buffers(self) -> None:
         """Free the working strategy, reaches and values (16 bytes per element and 4 per choice); they are
@@ -729,6 +731,16 @@ class VectorSolver(SolverState):
         pl = self._plan()
         if self._blocks is not None:
             lay = self._layout()
+            if value is None and mode == MODE_UPDATE:
+                # an update pass consumes and clears every value it makes but its player's root list, so after
+                # one the array is clear again: the next update pass skips the memset (MODE_UPDATE_ZERO)
+                if not self._clean:
+                    self._value[:] = 0.0
+                H = t.num_hands
+                self._value[:2 * H] = 0.0
+                mode = MODE_UPDATE_ZERO
+            elif value is None:
+                self._clean = False  # a certificate's or an evaluation's values stay behind
             args = (t.node_actor, t.utility_codes(), t.node_list, lay.node_len, lay.block_lo, lay.block_hi, lay.parent,
                     lay.choice_base, t.elem_hand, lay.weights(t), lay.pairs, strat, self._reach,
                     self._value if value is None else value, mode, who, _RULE_ID[self.algorithm], it, pos, neg,
@@ -738,6 +750,8 @@ class VectorSolver(SolverState):
             else:
                 block_backward_par(pl.top, pl.task_f, pl.task_lo, pl.task_hi, pl.task_b0, pl.task_b1, pl.bin_start,
                                    pl.sh_start, pl.sh_off, pl.sh_len, pl.tbuf, *args)
+            if mode == MODE_UPDATE_ZERO:
+                self._clean = True
             return
         args = (t.node_actor, t.utility_codes(), t.node_list, t.node_len, t.node_infoset, t.infoset_offset,
                 t.infoset_nact, t.entry_child, t.elem_hand, t.deal_weight, self._pair_weight(),

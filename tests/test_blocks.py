@@ -56,6 +56,35 @@ def test_threads_and_simultaneous_updates(monkeypatch, tree, threads, alternatin
     assert np.array_equal(a.element_reach(), b.element_reach())
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_update_passes_that_clear_what_they_consume_iterate_as_the_memset_did(monkeypatch, tree, threads):
+    """An update pass leaves its values at 0.0 for the next one instead of clearing the whole array first: with
+    certificates, evaluations and tables' passes (which leave values behind) between iterations, and a single
+    update that follows one, the iterates stay bit-identical to the slot kernels, which clear every pass."""
+    monkeypatch.setattr(V, "PARALLEL_SLOTS", 10)
+    a = V.VectorSolver(tree, "dcfr+", threads=threads, layout="slots")
+    b = V.VectorSolver(tree, "dcfr+", threads=threads, layout="blocks")
+    for x in (a, b):
+        x.iterate(2)
+    assert b._clean
+    assert a.exploitability() == b.exploitability()  # values left behind: the next update must clear them
+    assert not b._clean
+    for x in (a, b):
+        x.iterate(1)
+    assert b._clean
+    for x in (a, b):
+        x.slot_values()
+        x.iterate(1)
+        x.game_value()
+        x.iterate(2)
+    _same_state(a, b)
+    assert a.exploitability() == b.exploitability()
+    # clean means clean: every value but the root lists' is 0.0 after an update pass
+    b.iterate(1)
+    H = tree.num_hands
+    assert b._clean and not b._value[2 * H:].any() and b._value[:2 * H].any()
+
+
 def test_certificates_of_a_callers_strategy(tree):
     a, b = _pair(tree, "dcfr", iterations=4)
     s = a.current_strategy()  # a strategy from outside, not the solver's average
