@@ -694,16 +694,15 @@ class VectorSolver(SolverState):
             # one sweep over q's blocks in element order: regret matching and their reaches (the other
             # player's reaches are current: only the player updated last has a new strategy)
             lay, pl = self._layout(), self._plan()
-            nodes = lay.player_nodes(t.node_actor, q)
-            args = (t.node_list, lay.node_len, lay.block_lo, lay.block_hi, lay.parent, lay.choice_base, self._r,
-                    self._p, pcfr, self._strat, self._reach)
+            sw = lay.player_sweep(t.node_actor, t.node_list, q)
+            args = (*sw, lay.parent, self._r, self._p, pcfr, self._strat, self._reach)
             if pl is None or pl.blocks is None:
-                block_refresh(nodes, 0, nodes.shape[0], q, *args, np.empty(lay.max_list),
-                              np.empty(lay.max_list, np.int32))
+                block_refresh(0, sw.ls.shape[0], *args, np.empty(lay.max_list), np.empty(lay.max_list, np.int32))
             else:
                 if q not in pl.segments:
-                    pl.segments[q] = lay.player_segments(t.node_actor, q, pl.blocks[3], pl.blocks[4])
-                block_refresh_par(pl.top, pl.segments[q], pl.bin_start, q, nodes, t.node_actor, *args, lay.max_list)
+                    pl.segments[q] = lay.player_segments(t.node_actor, t.node_list, q, pl.blocks[3], pl.blocks[4])
+                block_refresh_par(pl.top, pl.segments[q], pl.bin_start, q, t.node_actor, t.node_list, lay.node_len,
+                                  lay.block_lo, lay.block_hi, lay.choice_base, *args, lay.max_list)
             return
         sc = self._schedule()
         if sc is not None:
@@ -771,13 +770,12 @@ class VectorSolver(SolverState):
             lay = self._layout()
             pcfr = self.algorithm in PREDICTIVE
             for q in (0, 1):  # each player's nodes in block order (blocks read in element order)
-                nodes = lay.player_nodes(t.node_actor, q)
-                args = (q, t.node_list, lay.node_len, lay.block_lo, lay.block_hi, lay.parent, lay.choice_base,
-                        self._r, self._p, pcfr, self._s, out, average)
+                sw = lay.player_sweep(t.node_actor, t.node_list, q)
+                args = (*sw, lay.parent, self._r, self._p, pcfr, self._s, out, average)
                 if self.threads > 1 and t.num_slots >= PARALLEL_SLOTS:
-                    block_strategies_par(4 * self.threads, nodes, *args, lay.max_list)
+                    block_strategies_par(4 * self.threads, *args, lay.max_list)
                 else:
-                    block_strategies(nodes, 0, nodes.shape[0], *args, np.empty(lay.max_list),
+                    block_strategies(0, sw.ls.shape[0], *args, np.empty(lay.max_list),
                                      np.empty(lay.max_list, np.int32))
         elif average:
             _normalize(self._s, t.infoset_offset, t.infoset_nact, out)
