@@ -508,6 +508,7 @@ class VectorSolver(SolverState):
     def regrets(self, v) -> None:
         self._r = self._state_in(v)
         self._avg_ready = False
+        self._stale, self._matched = {0, 1}, set()  # both current strategies follow the new regrets
 
     @property
     def ssum(self) -> np.ndarray:
@@ -527,6 +528,7 @@ class VectorSolver(SolverState):
     def pred(self, v) -> None:
         self._p = self._state_in(v) if self.predictive else np.zeros(1, np.float32)
         self._avg_ready = False
+        self._stale, self._matched = {0, 1}, set()
 
     def _state_arrays(self) -> dict:
         """In the block layout a checkpoint keeps the kernels' order (choices only: no slot-order copy at
@@ -552,6 +554,7 @@ class VectorSolver(SolverState):
         self._s[:] = 0.0
         self._p[:] = 0.0
         self._avg_ready = False
+        self._stale, self._matched = {0, 1}, set()  # a predictive rule's strategy read the prediction
 
     def state_nbytes(self) -> int:
         """Bytes of solver state: regrets, strategy sums and (predictive rules) the prediction."""
@@ -602,6 +605,8 @@ class VectorSolver(SolverState):
 
     def _buffers(self) -> None:
         self._stale = {0, 1}  # players whose working strategy and reach must be recomputed
+        # players whose current strategy the last update pass left in the working buffer (see _refresh)
+        self._matched: set[int] = set()
         self._avg_ready = False  # the working-strategy buffer holds the average strategy (_average_in_work)
         t = self._tree
         self._strat = np.zeros(self._r.shape[0] if self._blocks is not None else t.num_slots, np.float32)
@@ -696,13 +701,16 @@ class VectorSolver(SolverState):
             lay, pl = self._layout(), self._plan()
             sw = lay.player_sweep(t.node_actor, t.node_list, q)
             args = (*sw, lay.parent, self._r, self._p, pcfr, self._strat, self._reach)
+            # q's update pass matched each of its blocks as it finished with it: only the reaches are left
+            match = q not in self._matched
             if pl is None or pl.blocks is None:
-                block_refresh(0, sw.ls.shape[0], *args, np.empty(lay.max_list), np.empty(lay.max_list, np.int32))
+                block_refresh(0, sw.ls.shape[0], *args, np.empty(lay.max_list), np.empty(lay.max_list, np.int32),
+                              match)
             else:
                 if q not in pl.segments:
                     pl.segments[q] = lay.player_segments(t.node_actor, t.node_list, q, pl.blocks[3], pl.blocks[4])
                 block_refresh_par(pl.top, pl.segments[q], pl.bin_start, q, t.node_actor, t.node_list, lay.node_len,
-                                  lay.block_lo, lay.block_hi, lay.choice_base, *args, lay.max_list)
+                                  lay.block_lo, lay.block_hi, lay.choice_base, *args, lay.max_list, match)
             return
         sc = self._schedule()
         if sc is not None:
@@ -751,6 +759,7 @@ class VectorSolver(SolverState):
                                    pl.sh_start, pl.sh_off, pl.sh_len, pl.tbuf, *args)
             if mode == MODE_UPDATE_ZERO:
                 self._clean = True
+                self._matched = {0, 1} if who == 2 else {who}  # the kernel matched who's blocks (block_refresh)
             return
         args = (t.node_actor, t.utility_codes(), t.node_list, t.node_len, t.node_infoset, t.infoset_offset,
                 t.infoset_nact, t.entry_child, t.elem_hand, t.deal_weight, self._pair_weight(),
@@ -813,7 +822,7 @@ class VectorSolver(SolverState):
 
     def load_state_dict(self, d) -> None:
         super().load_state_dict(d)
-        self._stale = {0, 1}
+        self._stale, self._matched = {0, 1}, set()
         self._avg_ready = False
 
     def _average_in_work(self) -> np.ndarray:
@@ -822,7 +831,7 @@ class VectorSolver(SolverState):
         4 bytes per entry off the peak. Kept there until the state changes, so a table or best response
         written after a run's last certificate does not compute it again (a 7x7 table's 1.3 s of 22)."""
         _ = self.tree  # first: a parked solver remakes its tree and buffers here (self._strat is None until then)
-        self._stale = {0, 1}
+        self._stale, self._matched = {0, 1}, set()
         if not self._avg_ready:
             self._all_strategies(self._strat, True)
             self._avg_ready = True

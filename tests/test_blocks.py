@@ -85,6 +85,25 @@ def test_update_passes_that_clear_what_they_consume_iterate_as_the_memset_did(mo
     assert b._clean and not b._value[2 * H:].any() and b._value[:2 * H].any()
 
 
+@pytest.mark.parametrize("algorithm", ["dcfr+", "pcfr+"])
+def test_regrets_set_between_iterations_are_what_the_next_one_plays(tree, algorithm):
+    """An update pass leaves its player's next strategy in the working buffer (the refresh then makes only the
+    reaches), so regrets or predictions set from outside between iterations must replace it: the next iteration
+    equals a solver that starts from that state."""
+    a = V.VectorSolver(tree, algorithm)
+    a.iterate(3)
+    other = V.VectorSolver(tree, algorithm)
+    other.iterate(1)
+    a.regrets = other.regrets
+    if a.predictive:
+        a.pred = other.pred
+    b = V.VectorSolver(tree, algorithm)
+    b.load_state_dict(a.state_dict())
+    for x in (a, b):
+        x.iterate(2)
+    _same_state(a, b)
+
+
 def test_certificates_of_a_callers_strategy(tree):
     a, b = _pair(tree, "dcfr", iterations=4)
     s = a.current_strategy()  # a strategy from outside, not the solver's average
