@@ -191,3 +191,18 @@ def test_the_plan_prices_each_tasks_closing_best_responses(monkeypatch):
     without = match.plan(FULL, cell)[0]
     spi = match.TIERS[2][1]
     assert with_it.hours - without.hours == pytest.approx(with_it.classes * spi * 0.68 / 3600)
+
+
+def test_the_plan_scales_iterations_by_the_measured_kernel_ratio_and_nothing_else(monkeypatch):
+    """Stop 52's kernels are priced by the paired ratio of an iteration's time: it scales the iterations of a tier,
+    not its checks or closing best responses (priced at the seconds the tier was measured at), nor streamed cells
+    (their parts keep their own kernels)."""
+    from truco_lab.lab import match
+
+    cell = [(10, 10, 1)]
+    new = match.plan(FULL, cell)[0]
+    monkeypatch.setitem(match.ITERATION_RATIO, 2, 1.0)
+    old = match.plan(FULL, cell)[0]
+    its = match.TIERS[2][3]  # 10x10 d1 is the first cell of its tree: cold, DCFR, to 1e-3
+    assert old.hours - new.hours == pytest.approx(old.classes * match.TIERS[2][1] * its * (1 - 0.78) / 3600)
+    assert old.streamed_hours == new.streamed_hours
