@@ -221,11 +221,13 @@ TIERS = {
 # strategies read each player's nodes from arrays in block order, an update pass matches each block's next strategy
 # while its regrets are in cache): an iteration's time against the kernels TIERS was measured on, paired in one
 # process (iterations of the old and new solvers alternated on one tree, one thread, the same iterates bit for bit;
-# medians of 6-8 pairs). 10x10 DCFR 0.78 (DCFR+ 0.762, 0.764), 7x7 DCFR+ 0.87 (0.873 beside a running match). 4x4 and
-# the full ladder do not fit twice in this machine's memory: priced at 7x7's. The eleven row's cells are priced by
+# medians of 6-8 pairs). 10x10 DCFR 0.78 (DCFR+ 0.762, 0.764), 7x7 DCFR+ 0.87 (0.873 beside a running match). 4x4
+# does not fit twice in this machine's memory: one tree, old and new solvers made in turn (the state carried over),
+# three iterations each, four rounds in alternating order: 0.884, 0.802, 0.813, 0.741, median 0.795. The full ladder
+# is projected from 4x4's seconds per entry (TIERS), so it takes 4x4's ratio. The eleven row's cells are priced by
 # their builds (not measured). Checks and the closing best responses are priced at the old iteration's seconds
 # (their averages read the new arrays, their passes do not change). Streamed parts keep their own kernels.
-ITERATION_RATIO = {1: 1.0, 2: 0.78, 3: 0.87, 4: 0.87, 5: 0.87}
+ITERATION_RATIO = {1: 1.0, 2: 0.78, 3: 0.87, 4: 0.80, 5: 0.80}
 
 
 # Cells where cap_own_raises takes some of the leading player's raises away (stop 44), per vira class of the real
