@@ -91,10 +91,18 @@ def test_a_task_keeps_only_the_trees_its_own_prediction_allows():
     rules = RuleSet.from_options("paulista", ranks="QJKA23", suits="cd")
     other = build_cell(rules, 10, 11, 0, 0)  # an earlier task's tree, of another structure
     cache = TreeCache(max_gb=100.0, keep_last=False)
-    cache.put(CellSpec.make(rules, 10, 11, 0, 0, payoff="points"), other)
+    before = CellSpec.make(rules, 10, 11, 0, 0, payoff="points")
+    cache.put(before, other)
     spec = CellSpec.make(rules, 11, 11, 1, 0, payoff="points")
+    assert before.structure_key() != spec.structure_key()
     run_cell(CellJob(spec, Stop(iterations=2), table=False, cache_gb=0.0), cache=cache)
-    assert cache.trees == {}  # nothing kept beside a task allowed no cache
+    # the earlier tree was dropped before the task began (its own tree is kept for the next, which trims to its
+    # share in turn), and the worker's budget stays for the tasks after it
+    assert list(cache.trees) == [spec.structure_key()] and cache.max_gb == 100.0
+    small = TreeCache(max_gb=0.0, keep_last=False)  # a caller's smaller budget holds against a task's share
+    small.put(CellSpec.make(rules, 10, 11, 0, 0, payoff="points"), other)
+    run_cell(CellJob(spec, Stop(iterations=2), table=False, cache_gb=50.0), cache=small)
+    assert small.trees == {}
     # the match gives each task the share of its own prediction
     cfg = MatchConfig(rules)
     state = MatchState(rules.target)

@@ -300,13 +300,13 @@ class TreeCache:
         self.fit()
 
     def fit(self, max_gb: float | None = None) -> None:
-        """Drop the oldest trees until the rest fit ``max_gb`` (from now on; default: the budget as it is)."""
-        if max_gb is not None:
-            self.max_gb = max_gb
+        """Drop the oldest trees until the rest fit the cache's budget, or ``max_gb`` where that is less (a task's
+        own share: the budget itself stays for the tasks after it)."""
+        limit = self.max_gb if max_gb is None else min(self.max_gb, max_gb)
         # counted with their labels and lookups (a 10x10 tree's labels outweigh its structure): measured by the
         # structure alone, a worker once held 12.7 GB of cached trees beside a 5.4 GB task
         while len(self.trees) > int(self.keep_last) and (
-                sum(t.resident_bytes() for t in self.trees.values()) / 2**30 > self.max_gb):
+                sum(t.resident_bytes() for t in self.trees.values()) / 2**30 > limit):
             self.trees.pop(next(iter(self.trees)))
 
 
