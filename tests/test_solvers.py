@@ -85,6 +85,22 @@ def test_a_prior_schedule_jumps_on_the_neighbours_slope():
     assert next_check(two, 5, 1e-3, prior) == next_check(two, 5, 1e-3)  # from two own checks on, the prior is unused
 
 
+def test_a_stall_between_two_close_checks_is_not_extrapolated_alone():
+    """The real 8x10 class 1's logged checks: a flat last interval (49 -> 58) alone put the next check at 84,
+    where its siblings met 1e-3 at 60-62; the last three checks' end-to-end slope puts it at 67. A steady power
+    law schedules as before, and a last interval without progress still falls back to the plain interval."""
+    from solvers.api import check_interval, next_check
+
+    stall = [(33, 3.16e-3), (49, 1.39e-3), (58, 1.25e-3)]
+    k3 = np.log(3.16 / 1.25) / np.log(58 / 33)
+    assert next_check(stall, 5, 1e-3) == 58 + int(np.ceil(58 * 1.25 ** (1 / k3) - 58)) == 67
+    k2 = np.log(1.39 / 1.25) / np.log(58 / 49)
+    assert next_check(stall[1:], 5, 1e-3) == int(np.ceil(58 * 1.25 ** (1 / k2))) == 83  # two checks: the last slope
+    law = [(t, 2.0 * t ** -1.8) for t in (20, 30, 45)]  # one exponent throughout: the last slope's answer
+    assert next_check(law, 5, 1.5e-3) == next_check(law[1:], 5, 1.5e-3) == 45 + int(np.ceil(45 * (law[-1][1] / 1.5e-3) ** (1 / 1.8) - 45))
+    assert next_check([(33, 3e-3), (49, 1.4e-3), (58, 1.5e-3)], 5, 1e-3) == 58 + check_interval(58, 5)
+
+
 def test_a_warm_started_run_checks_from_its_prior_and_resumes_on_the_same_schedule(tmp_path):
     """run(prior=...) on Leduc: fewer checks than a cold schedule, the target met; the prior is kept in the
     checkpoints, so a resumed run checks exactly where the uninterrupted one does."""
