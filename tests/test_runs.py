@@ -235,6 +235,12 @@ def test_match_cli_runs_resumes_and_writes_its_outputs(tmp_path, capsys):
     ntasks = sum(len(list((out / "cells" / c.name / "results").glob("*.json"))) for c in (out / "cells").iterdir())
     said = [x for x in lines if x.startswith(f"measured in {out}: {ntasks} finished tasks of 23 cells took ")]
     assert len(said) == 1 and "x the " in said[0]
+    assert f"left in {out}: nothing, every task is finished" in lines
+    from truco_lab.lab.match_run import _left_line
+
+    part = _left_line(out, 207, 5.0, 10.0, 1.5, 6.0)  # half the plan's CPU-hours left of a 6-hour run here
+    assert part == f"left in {out}: 207 tasks, 5.00 of the plan's 10.00 CPU-hours; ~3.0 h wall here by the plan, " \
+                   "~4.5 h at the 1.50x its finished tasks ran"
     one = json.loads(next((out / "cells").glob("*/results/*.json")).read_text())
     assert one["threads"] == 1 and one["br_seconds"] > 0
 

@@ -91,6 +91,9 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
     here = local_schedule(rows, workers, cfg)
     if here is not None:
         print(here[1], file=file)
+    if compared:
+        print(_left_line(out, len(rows) * rows[0].classes - n, total - want_h, total, got_h / want_h,
+                         here[0] if here is not None else None), file=file)
     if threads > 1:
         how = "measured" if threads == 2 else f"extended from {TWO_THREAD_SPEEDUP:g}x at 2 by Amdahl's law, not measured"
         print(f"{threads} threads per task: each finishes {thread_speedup(threads):.2f}x sooner than on one core "
@@ -111,6 +114,19 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
               f"{sim.utilisation:.0%} busy", file=file)
         out["simulated_wall_hours"] = sim.wall_hours
     return out
+
+
+def _left_line(out: Path, tasks: int, left_h: float, total_h: float, ratio: float, wall_h: float | None) -> str:
+    """What a begun run has left: its tasks and plan CPU-hours, and (where this machine's schedule is known)
+    the wall time by the plan and at the rate its finished tasks ran (the plan's wall scaled by the share left,
+    since a run's levels keep the cores about as busy as planned)."""
+    if tasks <= 0:
+        return f"left in {out}: nothing, every task is finished"
+    line = f"left in {out}: {tasks} tasks, {left_h:,.2f} of the plan's {total_h:,.2f} CPU-hours"
+    if wall_h is not None and total_h > 0:
+        w = wall_h * left_h / total_h
+        line += f"; ~{w:,.1f} h wall here by the plan, ~{w * ratio:,.1f} h at the {ratio:.2f}x its finished tasks ran"
+    return line
 
 
 def measured_tasks(out: Path) -> dict[tuple[int, int, int], list[dict]]:
