@@ -565,3 +565,50 @@ def test_solve_warm_from_a_solved_checkpoint(tmp_path, capsys):
     one_error_line(capsys, 2, [*base, "--score", "3,5", "--warm-from", str(tmp_path / "nope.npz")],
                    "--warm-from", "nope.npz")
     one_error_line(capsys, 2, [*base, "--score", "5,11", "--warm-from", str(ck), "--fresh"], "warm start", ck.name)
+
+
+def test_an_interrupted_match_serves_the_levels_it_finished(tmp_path, monkeypatch, capsys):
+    """A match writes its outputs after every score-sum level, marked unfinished: interrupted in its third level,
+    its summary lists exactly the cells of the first two (final: a cell depends only on earlier levels) with the
+    uninterrupted run's equities, the solved strategy covers those, and --resume finishes it the same."""
+    from truco_lab.lab import executors
+    from truco_lab.lab.policy import MatchStrategy
+
+    out = tmp_path / "m"
+    argv = ["match", "--out", str(out), "--cells", "eleven", "--workers", "1", "-q", "--no-table", *SMALL]
+    assert main(argv) == 0
+    whole = json.loads((out / "summary.json").read_text())
+    assert whole["finished"] and whole["cells_planned"] == whole["cells_solved"] == 23
+    calls = []
+    real = executors.InlineExecutor.map
+
+    def stop_at_the_third_level(self, jobs, on_result):
+        calls.append(len(jobs))
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        real(self, jobs, on_result)
+
+    monkeypatch.setattr(executors.InlineExecutor, "map", stop_at_the_third_level)
+    part = tmp_path / "p"
+    argv[2] = str(part)
+    assert main(argv) == 130
+    s = json.loads((part / "summary.json").read_text())
+    cells = {(c["score0"], c["score1"], c["dealer"]) for c in s["cells"]}
+    assert not s["finished"] and s["cells_planned"] == 23 and s["cells_solved"] == len(cells) == 3
+    assert cells == {(11, 11, 1), (10, 11, 0), (10, 11, 1)}  # the levels 22 and 21
+    by = {(c["score0"], c["score1"], c["dealer"]): c["equity"] for c in whole["cells"]}
+    assert all(c["equity"] == by[(c["score0"], c["score1"], c["dealer"])] for c in s["cells"])
+    ms = MatchStrategy(part)
+    assert ms.solved == cells  # what play, explain and the hints route to (covers())
+    from truco_lab.lab.match_run import ensure_solved
+
+    said = []
+    assert ensure_solved(ms.rules, part, notify=said.append) == part
+    assert said == [f"{part}: 3 of 23 cells solved so far (the run is unfinished); hands elsewhere play with the "
+                    "fallback"]
+    monkeypatch.setattr(executors.InlineExecutor, "map", real)
+    capsys.readouterr()
+    assert main([*argv, "--resume"]) == 0
+    again = json.loads((part / "summary.json").read_text())
+    assert again["finished"] and again["cells_solved"] == 23
+    assert again["match_exploitability"] == whole["match_exploitability"]

@@ -626,8 +626,10 @@ def combine_cell(cell: ScoreCell, results: list[CellResult]) -> dict:
 
 def solve_match(cfg: MatchConfig, cells: list[ScoreCell], executor, out: Path | None = None,
                 on_cell: Callable[[ScoreCell, dict, MatchState], None] | None = None,
-                on_job: Callable[[CellJob, CellResult], None] | None = None) -> MatchState:
-    """Solve ``cells`` (canonical, successors included) level by level on ``executor``."""
+                on_job: Callable[[CellJob, CellResult], None] | None = None,
+                on_level: Callable[[MatchState], None] | None = None) -> MatchState:
+    """Solve ``cells`` (canonical, successors included) level by level on ``executor``; ``on_level`` sees the
+    state after each score-sum level (its cells are final: a cell depends only on the levels before it)."""
     state = MatchState(cfg.rules.target)
     last_by_structure: dict[str, CellJob] = {}
     if out is not None and cfg.tree_store_gb is None:
@@ -680,6 +682,8 @@ def solve_match(cfg: MatchConfig, cells: list[ScoreCell], executor, out: Path | 
             state.cells[cell] = summ
             if on_cell is not None:
                 on_cell(cell, summ, state)
+        if on_level is not None and state.cells:
+            on_level(state)
     return state
 
 

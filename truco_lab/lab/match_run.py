@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from solvers.storage import available_memory_gb, total_memory_gb, write_json
+from solvers.storage import available_memory_gb, read_json, total_memory_gb, write_json
 from truco_lab.abstraction.levels import vira_classes
 from truco_lab.abstraction.tree import ALL_PRUNES, CAP_OWN_RAISES
 from truco_lab.lab.executors import make_executor
@@ -214,8 +214,11 @@ def local_schedule(rows, workers: int, cfg: MatchConfig, available_gb: float | N
     return sim.wall_hours, line
 
 
-def write_outputs(cfg: MatchConfig, state: MatchState, out: Path, seconds: float, executor: str) -> dict:
-    """equity.parquet, equity.png and summary.json (the one writer)."""
+def write_outputs(cfg: MatchConfig, state: MatchState, out: Path, seconds: float, executor: str,
+                  planned: int | None = None) -> dict:
+    """equity.parquet, equity.png and summary.json (the one writer). With ``planned`` (the run's cells, successors
+    included) the summary says whether every one is solved (``finished``): a run writes its outputs after each
+    score-sum level, and its solved cells are final from then on."""
     state.equity.write(out / "equity.parquet")
     heatmap(state, out / "equity.png")
     rules = cfg.rules
@@ -233,6 +236,7 @@ def write_outputs(cfg: MatchConfig, state: MatchState, out: Path, seconds: float
         "rules": rules.to_dict(), "algorithm": cfg.algorithm, "prunes": cfg.prunes,
         "target": cfg.target, "target_met": all(c["target_met"] for c in cells),
         "executor": executor, "seconds": seconds,
+        "finished": planned is None or len(cells) >= planned, "cells_planned": planned or len(cells),
         "cells_solved": len(cells), "cells_in_table": len(state.equity),
         "match_exploitability": state.match_exploitability(start) if start in state.cells else worst[
             "match_exploitability"],
@@ -378,13 +382,21 @@ def _run_match(cfg: MatchConfig, which, out: str | Path, *, executor: str = "loc
             bar.done(job, res)
 
     t0 = time.perf_counter()
+    planned = len(cells)
+
+    def on_level(state: MatchState) -> None:
+        # each finished level's cells are final: written as they come, so an interrupted or still running run
+        # already serves them (play, explain, the explorer, notebooks), marked unfinished
+        if len(state.cells) < planned:
+            write_outputs(cfg, state, out, time.perf_counter() - t0, executor, planned=planned)
+
     try:
-        state = solve_match(cfg, cells, ex, out, on_job=on_job)
+        state = solve_match(cfg, cells, ex, out, on_job=on_job, on_level=on_level)
     finally:
         if bar is not None:
             bar.close()
         ex.close()
-    summary = write_outputs(cfg, state, out, time.perf_counter() - t0, executor)
+    summary = write_outputs(cfg, state, out, time.perf_counter() - t0, executor, planned=planned)
     return state, summary
 
 
@@ -497,17 +509,22 @@ def default_solved_dir(rules: RuleSet) -> Path:
 
 def ensure_solved(rules: RuleSet, solved: str | Path | None = None, on_demand: bool = True, notify=None,
                   workers: int = 2) -> Path | None:
-    """A finished match run for ``rules``: ``solved`` if given (``ValueError`` if it holds none), else
+    """A match run for ``rules`` (finished, or with the levels it finished so far, which it says through
+    ``notify``): ``solved`` if given (``ValueError`` if it holds none), else
     the rule set's default folder, solved there on demand when missing — every cell for decks of at
     most 10 cards (minutes), the eleven row otherwise (~8 minutes for the full deck). ``None`` when
     missing and ``on_demand`` is off."""
     notify = notify or (lambda msg: print(msg, file=sys.stderr))
     out = Path(solved) if solved else default_solved_dir(rules)
     if (out / "summary.json").exists() and (out / "equity.parquet").exists():
+        summ = read_json(out / "summary.json", "match summary")
+        if not summ.get("finished", True):  # a run still going, or interrupted: its solved cells are final
+            notify(f"{out}: {summ['cells_solved']} of {summ['cells_planned']} cells solved so far (the run is "
+                   "unfinished); hands elsewhere play with the fallback")
         return out
     if solved:
-        raise ValueError(f"--solved {out}: no finished match run there (summary.json and equity.parquet are "
-                         "written when truco-lab match ends)")
+        raise ValueError(f"--solved {out}: no match run's outputs there (summary.json and equity.parquet are "
+                         "written after each score-sum level of truco-lab match)")
     if not on_demand:
         return None
     which = "all" if len(rules.ranks) * len(rules.suits) <= 10 else "eleven"
