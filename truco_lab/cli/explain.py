@@ -27,7 +27,7 @@ def add_parser(sub) -> None:
     ex.add_argument("--hand", required=True, metavar="CARDS", help='your three cards, e.g. "5c 3d Qs"')
     ex.add_argument("--history", default="", metavar="ACTIONS",
                     help='the hand so far, comma separated, e.g. "raise 3, accept_raise, play_face_up 7h"')
-    ex.add_argument("--solved", metavar="DIR", help="a finished match run (default: the rules' own)")
+    ex.add_argument("--solved", metavar="DIR", help="a match run, finished or with its solved levels so far (default: the rules' own)")
     ex.add_argument("--no-solve", action="store_true", help="never solve on demand (the default solves a missing "
                     "small-deck grid or full-deck eleven row once)")
     ex.add_argument("--mccfr", nargs="+", metavar="DIR", help="two against two: the truco-lab mccfr runs whose average "

@@ -39,7 +39,7 @@ def add_parser(sub) -> None:
     pl.add_argument("--score", type=score_pair, default=None, metavar="A,B", help="with --hand: the score")
     pl.add_argument("--dealer", type=int, choices=(0, 1, 2, 3), default=None,
                     help="with --hand: the dealer (default 1; two against two 3)")
-    pl.add_argument("--solved", metavar="DIR", help="a finished match run (default: the rules' own)")
+    pl.add_argument("--solved", metavar="DIR", help="a match run, finished or with its solved levels so far (default: the rules' own)")
     pl.add_argument("--no-solve", action="store_true", help="never solve on demand")
     pl.add_argument("--browser", action="store_true", help="play at a table in the browser: serves it on --host "
                     "and --port and prints its URL")
