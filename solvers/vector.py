@@ -20,6 +20,7 @@ import numba as nb
 import numpy as np
 
 from solvers.blocks import (
+    MODE_BR_ZERO,
     MODE_UPDATE_ZERO,
     BlockLayout,
     block_backward,
@@ -731,21 +732,24 @@ class VectorSolver(SolverState):
             _refresh_par(pl.top, pl.task_f, pl.task_lo, pl.task_hi, pl.bin_start, q, *self._tree_args()[:7],
                          self._r, self._p, pcfr, self._strat, self._reach)
 
-    def _backward(self, strat: np.ndarray, mode: int, who: int, value: np.ndarray | None = None) -> None:
+    def _backward(self, strat: np.ndarray, mode: int, who: int, value: np.ndarray | None = None,
+                  roots_only: bool = False) -> None:
+        """A backward pass into ``value`` (default: the solver's own array). ``roots_only``: the caller of a best
+        response reads only the root lists' values afterwards, so the pass may consume the rest (MODE_BR_ZERO)."""
         t = self.tree
         it = float(self.iteration)
         pos, neg, sdisc = _discounts(it, self.alpha, self.beta, self.gamma, self.scheduled)
         pl = self._plan()
         if self._blocks is not None:
             lay = self._layout()
-            if value is None and mode == MODE_UPDATE:
-                # an update pass consumes and clears every value it makes but its player's root list, so after
-                # one the array is clear again: the next update pass skips the memset (MODE_UPDATE_ZERO)
+            if value is None and (mode == MODE_UPDATE or (mode == MODE_BR and roots_only)):
+                # an update pass (or a certificate's best response) consumes and clears every value it makes but
+                # the root lists, so after one the array is clear again: the next such pass skips the memset
                 if not self._clean:
                     self._value[:] = 0.0
                 H = t.num_hands
                 self._value[:2 * H] = 0.0
-                mode = MODE_UPDATE_ZERO
+                mode = MODE_UPDATE_ZERO if mode == MODE_UPDATE else MODE_BR_ZERO
             elif value is None:
                 self._clean = False  # a certificate's or an evaluation's values stay behind
             args = (t.node_actor, t.utility_codes(), t.node_list, lay.node_len, lay.block_lo, lay.block_hi, lay.parent,
@@ -757,8 +761,9 @@ class VectorSolver(SolverState):
             else:
                 block_backward_par(pl.top, pl.task_f, pl.task_lo, pl.task_hi, pl.task_b0, pl.task_b1, pl.bin_start,
                                    pl.sh_start, pl.sh_off, pl.sh_len, pl.tbuf, *args)
-            if mode == MODE_UPDATE_ZERO:
+            if mode == MODE_UPDATE_ZERO or mode == MODE_BR_ZERO:
                 self._clean = True
+            if mode == MODE_UPDATE_ZERO:
                 self._matched = {0, 1} if who == 2 else {who}  # the kernel matched who's blocks (block_refresh)
             return
         args = (t.node_actor, t.utility_codes(), t.node_list, t.node_len, t.node_infoset, t.infoset_offset,
@@ -872,7 +877,7 @@ class VectorSolver(SolverState):
 
             th = threading.Thread(target=other)
             th.start()
-            self._backward(s, MODE_BR, 0)
+            self._backward(s, MODE_BR, 0, roots_only=True)
             th.join()
             if err:
                 raise err[0]
@@ -880,7 +885,7 @@ class VectorSolver(SolverState):
             return self._root_sum(0), float(v1[H:2 * H].sum())
         out = []
         for p in (0, 1):
-            self._backward(s, MODE_BR, p)
+            self._backward(s, MODE_BR, p, roots_only=True)
             out.append(self._root_sum(p))
         return out[0], out[1]
 
@@ -897,7 +902,7 @@ class VectorSolver(SolverState):
         s = self._average_in_work() if strategy is None else self._strategy_in(strategy)
         with nullcontext() if utilities is None else self.tree.payoff_set(utilities):
             self._forward(s)
-            self._backward(s, MODE_BR, player)
+            self._backward(s, MODE_BR, player, roots_only=True)
             return self._root_sum(player)
 
     def best_response_values_under(self, utilities: tuple[np.ndarray, np.ndarray],
@@ -911,7 +916,7 @@ class VectorSolver(SolverState):
         out = []
         for p in (0, 1):
             with self.tree.payoff_set(np.asarray(utilities[p])):
-                self._backward(s, MODE_BR, p)
+                self._backward(s, MODE_BR, p, roots_only=True)
                 out.append(self._root_sum(p))
         return out[0], out[1]
 

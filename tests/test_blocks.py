@@ -67,8 +67,15 @@ def test_update_passes_that_clear_what_they_consume_iterate_as_the_memset_did(mo
     for x in (a, b):
         x.iterate(2)
     assert b._clean
-    assert a.exploitability() == b.exploitability()  # values left behind: the next update must clear them
-    assert not b._clean
+    H = tree.num_hands
+    # a certificate's best responses consume their values too (only the root lists are read): still clean
+    assert a.exploitability() == b.exploitability()
+    assert b._clean and not b._value[2 * H:].any()
+    u = tree.payoff.copy()
+    assert a.best_response_values_under((u, u - 0.01)) == b.best_response_values_under((u, u - 0.01))
+    assert a.best_response_value(1) == b.best_response_value(1) and b._clean and not b._value[2 * H:].any()
+    assert np.array_equal(a.best_response_actions(0), b.best_response_actions(0))  # reads every node's value
+    assert not b._clean  # values left behind: the next update must clear them
     for x in (a, b):
         x.iterate(1)
     assert b._clean
@@ -81,7 +88,6 @@ def test_update_passes_that_clear_what_they_consume_iterate_as_the_memset_did(mo
     assert a.exploitability() == b.exploitability()
     # clean means clean: every value but the root lists' is 0.0 after an update pass
     b.iterate(1)
-    H = tree.num_hands
     assert b._clean and not b._value[2 * H:].any() and b._value[:2 * H].any()
 
 
