@@ -467,7 +467,13 @@ class VectorSolver(SolverState):
 
     def __init__(self, tree: VectorTree, algorithm: str = "dcfr", alternating: bool = True, *,
                  alpha: float | None = None, beta: float | None = None, gamma: float | None = None, builder=None,
-                 threads: int | None = None, layout: str = "blocks") -> None:
+                 threads: int | None = None, layout: str | BlockLayout = "blocks") -> None:
+        given = layout if isinstance(layout, BlockLayout) else None
+        if given is not None:  # another solver's layout of this tree (making one costs ~0.1 us per element)
+            if given.parent.shape[0] != tree.num_elements:
+                raise ValueError(f"a block layout of {given.parent.shape[0]:,} elements given for a tree of "
+                                 f"{tree.num_elements:,}")
+            layout = "blocks"
         if layout not in LAYOUTS:
             raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
         self._tree = tree
@@ -480,7 +486,7 @@ class VectorSolver(SolverState):
         self._sched = None  # the flat forward schedule (solvers.flat), made on first use; False: none
         # element-major state (solvers.blocks) where the tree's elements come in blocks; the slot kernels
         # otherwise. Fixed for the solver's life: the state arrays are in its order
-        self._blocks = BlockLayout.make(tree) if layout == "blocks" else None
+        self._blocks = given or (BlockLayout.make(tree) if layout == "blocks" else None)
         self._offloaded = False
         if self._blocks is not None:
             self._offload()

@@ -292,3 +292,18 @@ def test_the_kept_average_follows_every_change_of_state(tree, layout):
     fresh = V.VectorSolver(tree, "dcfr+", layout=layout)
     fresh.load_state_dict(other.state_dict())
     assert np.array_equal(rows.probability, fresh.table_rows(2).probability)
+
+
+def test_a_solver_takes_another_solvers_layout_of_its_tree(tree):
+    """Solvers on one tree may share its block layout (made once): the same iterates as a layout of its own;
+    another tree's layout is refused in one line."""
+    a = V.VectorSolver(tree, "dcfr+")
+    b = V.VectorSolver(tree, "dcfr+", layout=a._layout())
+    assert b._layout() is a._layout() and b.layout == "blocks"
+    c = V.VectorSolver(tree, "dcfr+")
+    for x in (b, c):
+        x.iterate(3)
+    _same_state(b, c)
+    other = build_cell(RULES, 10, 11, 0, 0)
+    with pytest.raises(ValueError, match="block layout of"):
+        V.VectorSolver(other, "dcfr", layout=a._layout())

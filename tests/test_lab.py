@@ -470,3 +470,26 @@ def test_reduce_tables_adds_up_to_one_load(small_grid):
     want = insights.weighted_sums(dec[dec.facing > 0], "p_accept", ["score0", "score1", "dealer", "player"])
     assert len(got) == len(want) > 0
     np.testing.assert_allclose(got.sort_index().to_numpy(), want.sort_index().to_numpy(), rtol=1e-9)
+
+
+def test_a_decision_lays_out_each_solved_tree_once_and_keeps_no_layout(small_grid, monkeypatch):
+    """A decision needs the cell's average and its values, two solvers on one tree: they share one block layout
+    (making one took ~3 s at the real deck's 9x10), and none is kept once the decision is answered. The answer is
+    the one a solver with its own layout gives."""
+    import solvers.blocks as B
+
+    out, cfg, _, _ = small_grid
+    made = []
+    real = B.BlockLayout.make.__func__
+
+    def counted(cls, tree, roots=None):
+        made.append(tree.num_elements)
+        return real(cls, tree, roots)
+
+    strat = MatchStrategy(out)
+    monkeypatch.setattr(B.BlockLayout, "make", classmethod(counted))
+    adv = explain((3, 5), 0, "Kc", "7c Ac 2c", "", solved=strat, rules=cfg.rules)
+    assert len(made) == 1 and strat._layout is None
+    monkeypatch.undo()
+    again = explain((3, 5), 0, "Kc", "7c Ac 2c", "", solved=MatchStrategy(out), rules=cfg.rules)
+    assert adv.actions.equals(again.actions)
