@@ -318,8 +318,10 @@ STREAMED_BUILD_S_PER_ENTRY = 0.22e-6
 STREAMED_TABLE_S_PER_ENTRY = 0.25e-6
 STORED_BYTES_PER_ENTRY = 27.3  # a stored tree's files (6x9: 2.5 GiB for 98.3 M entries, navigation included)
 # Reading a stored tree (stop 45): 1.9-2.0 s for 6x9's 98.3 M entries (2.5 GB of files) here, 0.02 us per entry
-# against 0.27 to build it; priced at 0.05, what 27 bytes per entry at 0.5 GB/s from shared storage would take
-LOAD_S_PER_ENTRY = 0.05e-6
+# against 0.27 to build it, from the page cache. In the real min:6 run (stop 53: 52 reads beside a second worker,
+# the store's files partly evicted; this disk reads ~350 MB/s cold) 0.034-0.22 us per entry, median 0.071: priced
+# at that (0.05 until stop 53, what 27 bytes per entry at 0.5 GB/s from shared storage would take)
+LOAD_S_PER_ENTRY = 0.071e-6
 # A match worker may keep built trees for its next task up to this share of the task's own peak, so the
 # plan's peak per task includes it (measured in the endgame run: 10x10 tasks peaked at 6.0 GB in a worker
 # against 5.42 GB alone, before the table writer's cut).
