@@ -829,8 +829,9 @@ class NodeHistories:
         import pyarrow as pa
 
         nodes = np.atleast_1d(np.asarray(nodes, np.int64))
-        off, data = _path_strings(np.asarray(self.parent), self.tok, nodes, self._bytes, self._off,
-                                  np.frombuffer(self.prefix.encode(), np.uint8), np.frombuffer(b", ", np.uint8))
+        with deferred_signals():  # a kernel returning a tuple of arrays, as _build (solvers.signals)
+            off, data = _path_strings(np.asarray(self.parent), self.tok, nodes, self._bytes, self._off,
+                                      np.frombuffer(self.prefix.encode(), np.uint8), np.frombuffer(b", ", np.uint8))
         if off[-1] < 2**31:  # the type tables store
             return pa.Array.from_buffers(pa.string(), len(nodes), [None, pa.py_buffer(off.astype(np.int32)),
                                                                    pa.py_buffer(data)])
