@@ -406,3 +406,25 @@ def test_a_suggested_match_command_streams_what_this_machine_cannot_hold(monkeyp
     assert "--stream-over" not in small and "2.4 GB per task" in small
     monkeypatch.setattr(mr, "total_memory_gb", lambda: 128.0)
     assert "--stream-over" not in mr.match_command(PAULISTA, [(2, 5)], "results/x")
+
+
+def test_a_closed_pool_with_jobs_left_lets_the_process_exit(tmp_path):
+    """An interrupted level leaves jobs in the workers' inboxes: at exit each queue's feeder thread waited to push
+    them into a full pipe nobody read, and a real min:6 run hung after saying "interrupted". The pool's close()
+    now drops them: a process that queues ~4 MB for a worker that is gone exits at once."""
+    import subprocess
+    import sys
+
+    code = """
+import numpy as np
+from truco_lab.lab.executors import LocalExecutor
+ex = LocalExecutor(1, cache_gb=0.1)
+ex.procs[0].kill()
+ex.procs[0].join()
+for i in range(64):
+    ex.inboxes[0].put((i, np.zeros(8192)))  # 64 KB each: far more than a pipe holds
+ex.close()
+print("closed")
+"""
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout.strip() == "closed", p.stderr[-500:]

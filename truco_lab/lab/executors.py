@@ -108,6 +108,12 @@ class LocalExecutor:
             p.join(timeout=30)
             if p.is_alive():
                 p.terminate()
+                p.join(timeout=30)
+        # after an interrupt the inboxes may hold a level's jobs no worker will read: at exit each queue's feeder
+        # thread would wait to push them into a full pipe whose reader is gone, and the process hung after saying
+        # "interrupted" (seen on a real min:6 run); they are dropped instead
+        for q in (*self.inboxes, self.outbox):
+            q.cancel_join_thread()
 
 
 def _ray_run(job: CellJob) -> dict:
