@@ -410,6 +410,41 @@ def read_metadata(path: str | Path) -> dict:
     return meta
 
 
+def read_average(tree, path: str | Path, key: str | None = None) -> np.ndarray:
+    """The average strategy per slot of ``tree`` as the table at ``path`` wrote it (:func:`write_table`, every set
+    kept): the same float32 numbers as the solver's ``average_strategy()`` then, forced slots 1. So a solved
+    subgame needs no checkpoint to be played once its table is written. Every problem is a one-line
+    ``ValueError`` naming the file (another subgame, rows dropped, another tree's row count)."""
+    import pyarrow.parquet as pq
+
+    try:
+        meta = read_metadata(path)
+        if key is not None and meta.get("key") not in (None, key):
+            raise ValueError(f"belongs to another subgame (hash {str(meta.get('key'))[:12]}, this one {key[:12]})")
+        if meta.get("rows_dropped"):
+            raise ValueError(f"dropped {meta['rows_dropped']:,} rows (min_reach {meta.get('min_reach')})")
+        prob = pq.read_table(path, columns=["probability"]).column(0).to_numpy()
+    except (OSError, KeyError, _arrow_error()) as e:
+        raise ValueError(f"table {path} is unreadable ({type(e).__name__})") from None
+    except ValueError as e:
+        raise ValueError(f"table {path} {e}") from None
+    nact = np.asarray(tree.infoset_nact)
+    sets = np.flatnonzero(nact >= 2)  # the writer's rows: sets of two or more actions, ascending, slots in order
+    slots = _slots_of(np.asarray(tree.infoset_offset), nact, sets)
+    if slots.shape[0] != prob.shape[0]:
+        raise ValueError(f"table {path} has {prob.shape[0]:,} rows, this tree's sets {slots.shape[0]:,}")
+    out = np.ones(tree.num_slots, np.float32)
+    out[slots] = prob
+    return out
+
+
+def _arrow_error() -> type:
+    """pyarrow's base error class (imported only where a table is read)."""
+    import pyarrow as pa
+
+    return pa.ArrowException
+
+
 def _slots_of(offset: np.ndarray, nact: np.ndarray, keep: np.ndarray) -> np.ndarray:
     cnt = nact[keep].astype(np.int64)
     starts = np.repeat(offset[keep].astype(np.int64), cnt)

@@ -428,3 +428,57 @@ print("closed")
 """
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and p.stdout.strip() == "closed", p.stderr[-500:]
+
+
+class _Reversed(InlineExecutor):
+    """Runs each level's tasks last first: as a cluster may, where every task of a level starts at once."""
+
+    def map(self, jobs, on_result):
+        super().map(list(reversed(jobs)), on_result)
+
+
+def _results(run: Path) -> dict:
+    return {r["name"]: r for r in (json.loads(f.read_text()) for f in run.glob("cells/*/results/*.json"))}
+
+
+def test_warm_starts_come_from_earlier_levels_whatever_order_a_level_runs_in(tmp_path):
+    """8x10 and 9x9 (dealer 1) share a tree and a score-sum level: neither may start from the other, whose
+    checkpoint may not exist yet when a cluster starts both (run here last first, which failed before)."""
+    from truco_lab.lab.match import levels, solve_match
+
+    cells = select_cells(SMALL, "min:8")
+    level_of = {c: i for i, lev in enumerate(levels(cells)) for c in lev}
+    cfg = MatchConfig(SMALL, target=1e-3, table=False)
+    solve_match(cfg, cells, _Reversed(), tmp_path)
+    res = _results(tmp_path)
+    cell = {r["name"]: (r["score"][0], r["score"][1], r["dealer"]) for r in res.values()}
+    warm = {n: r["warm_start"].rsplit(".", 2)[0] for n, r in res.items() if r["warm_start"]}
+    assert any(n.startswith("s9-9_d1") for n in warm)
+    for n, src in warm.items():
+        assert level_of[canonical(cell[src])[0]] < level_of[canonical(cell[n])[0]], (n, src)
+
+
+def test_finished_cells_drop_their_checkpoints_and_are_played_from_their_tables(tmp_path):
+    """By default a finished task's checkpoint goes once no later cell starts from it: the run ends with none,
+    solves exactly what a run keeping them solves, and its match strategy (read from the tables) is the
+    checkpoints' average strategy, bit for bit, in every class of every cell."""
+    cells = "min:9"
+    kept, _ = run_match(MatchConfig(SMALL, target=1e-3, keep_checkpoints=True), cells, tmp_path / "kept",
+                        workers=1, progress=False)
+    pruned, _ = run_match(MatchConfig(SMALL, target=1e-3), cells, tmp_path / "pruned", workers=1, progress=False)
+    from truco_lab.abstraction.levels import vira_classes
+
+    nclass = len(vira_classes(SMALL))
+    assert len(list((tmp_path / "kept").glob("cells/*/checkpoints/*.npz"))) == nclass * len(kept.cells)
+    assert not list((tmp_path / "pruned").glob("cells/*/checkpoints/*.npz"))
+    a, b = _results(tmp_path / "kept"), _results(tmp_path / "pruned")
+    assert a.keys() == b.keys() and any(r["warm_start"] for r in b.values())
+    for n in a:
+        assert (a[n]["warm_start"], a[n]["iterations"], a[n]["exploitability"]) == \
+               (b[n]["warm_start"], b[n]["iterations"], b[n]["exploitability"]), n
+    sa, sb = MatchStrategy(tmp_path / "kept"), MatchStrategy(tmp_path / "pruned")
+    for cell in kept.cells:
+        for vc in range(nclass):
+            pa, pb = sa._part(cell, vc), sb._part(cell, vc)
+            assert pa.checkpoint.exists() and not pb.checkpoint.exists() and pb.table.exists()
+            assert pa.avg.dtype == pb.avg.dtype == np.float32 and np.array_equal(pa.avg, pb.avg), (cell, vc)

@@ -88,6 +88,10 @@ def add_parser(sub) -> None:
     ma.add_argument("--tree-store-gb", type=nonnegative_float, default=None, metavar="GB",
                     help="keep built trees in DIR/trees, up to GB, for later cells with the same tree (each "
                          "dropped after its last cell; default: half the disk space free at the start; 0: none)")
+    ma.add_argument("--keep-checkpoints", action="store_true",
+                    help="keep every finished cell's checkpoints (by default one goes once no later cell starts "
+                         "from it: its table holds its strategy; kept, a rerun to a tighter target resumes each "
+                         "cell where it stopped)")
     ma.add_argument("--no-table", action="store_true", help="write no strategy tables")
     ma.add_argument("--table-min-reach", type=prob, default=0.0, metavar="P",
                     help="leave out information sets the equilibrium reaches with probability below P")
@@ -119,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
                       target=args.target_exploitability, max_iterations=args.max_iterations,
                       check_every=args.check_every, table=not args.no_table, table_min_reach=args.table_min_reach,
                       warm_start=not args.no_warm_start, threads=args.threads or 1,
+                      keep_checkpoints=args.keep_checkpoints,
                       stream_over_gb=float("inf") if args.stream_over is None else args.stream_over,
                       tree_store_gb=args.tree_store_gb)
     how = MatchRun(cells_of(args.cells), Path(args.out), plan_only=args.plan, executor=args.executor,

@@ -500,6 +500,10 @@ class MatchConfig:
     # GB of built trees the run may keep in OUT/trees for later cells of the same structure (not in the key: a
     # stored tree is the built one); None: half the disk space free when the run starts; 0: none
     tree_store_gb: float | None = None
+    # keep every finished cell's checkpoints (not in the key): by default a checkpoint goes once no later cell
+    # can warm-start from it and its table holds its strategy (:func:`prunable`); kept, a rerun to a tighter
+    # target resumes each cell where it stopped instead of from a neighbour
+    keep_checkpoints: bool = False
     auto_rungs: int = AUTO_BIG_RUNGS  # auto's DCFR+ threshold (a run begun before stop 45 keeps 4)
 
     def __post_init__(self) -> None:
@@ -583,10 +587,13 @@ def cell_jobs(cfg: MatchConfig, state: MatchState, cell: ScoreCell, out: Path | 
                              algorithm=algorithm)
         workdir = str(out / "cells" / spec.cell_name) if out is not None else None
         depth = 3 if streamed else 0
+        # ``last_by_structure`` holds earlier levels' jobs only: a job of this level may still be running when
+        # a neighbour of the same tree starts (on a cluster every task of a level starts at once)
         prev = last_by_structure.get(spec.structure_key()) if cfg.warm_start else None
         # a checkpoint numbers its choices as its solver lays them out: in memory, or part by part at a depth
         same = prev is not None and prev.workdir is not None and prev.split_depth == depth
-        warm = str(prev.path("checkpoint")) if same else None
+        # pruned by an earlier run of other cells (:func:`prunable`): start cold
+        warm = str(prev.path("checkpoint")) if same and prev.path("checkpoint").exists() else None
         store = str(out / "trees") if out is not None and not depth and cfg.tree_store_gb else None
         job = CellJob(spec, cfg.stop(), workdir=workdir, table=cfg.table,
                       table_min_reach=cfg.table_min_reach, warm_from=warm, br_utilities=(tuple(br0), tuple(br1)),
@@ -596,7 +603,6 @@ def cell_jobs(cfg: MatchConfig, state: MatchState, cell: ScoreCell, out: Path | 
                       # the kept trees' share of this task's own prediction: a small task beside a cache sized for
                       # the run's largest peaked at twice its plan (eleven row: 1.3 GB against 0.6)
                       cache_gb=peak_gb * CACHE_SHARE / (1 + CACHE_SHARE))
-        last_by_structure[spec.structure_key()] = job
         jobs.append(job)
     return jobs
 
@@ -636,7 +642,8 @@ def solve_match(cfg: MatchConfig, cells: list[ScoreCell], executor, out: Path | 
     last_by_structure: dict[str, CellJob] = {}
     if out is not None and cfg.tree_store_gb is None:
         cfg = replace(cfg, tree_store_gb=default_store_gb(out))
-    last_use = _last_uses(cfg, levels(cells)) if out is not None and cfg.tree_store_gb else {}
+    uses = _last_uses(cfg, levels(cells)) if out is not None else {}
+    last_use = uses if cfg.tree_store_gb else {}
     for i, level in enumerate(levels(cells)):
         jobs: list[CellJob] = []
         owner: dict[str, ScoreCell] = {}
@@ -664,8 +671,17 @@ def solve_match(cfg: MatchConfig, cells: list[ScoreCell], executor, out: Path | 
                 owner[job.key] = cell
         done: dict[ScoreCell, list[CellResult]] = {c: [] for c in level}
 
-        def collect(job: CellJob, res: CellResult, done=done, owner=owner) -> None:
+        # the last task of each tree in this level: a later level's cells of that tree warm-start from it. Every
+        # other finished task's checkpoint goes (a 1-3-6 cell's nine are ~2.8 GB, more than its tables)
+        source = {job.spec.structure_key(): job for job in jobs}
+        prune = out is not None and not cfg.keep_checkpoints
+        # keys of the tasks whose checkpoints a later level starts from
+        wanted = {j.key for k, j in source.items() if cfg.warm_start and uses.get(k, -1) > i}
+
+        def collect(job: CellJob, res: CellResult, done=done, owner=owner, wanted=wanted, prune=prune) -> None:
             done[owner[job.key]].append(res)
+            if prune and job.key not in wanted:
+                _drop_checkpoint(job)
             if on_job is not None:
                 on_job(job, res)
 
@@ -686,7 +702,24 @@ def solve_match(cfg: MatchConfig, cells: list[ScoreCell], executor, out: Path | 
                 on_cell(cell, summ, state)
         if on_level is not None and state.cells:
             on_level(state)
+        for k, old in list(last_by_structure.items()):
+            if prune and (k in source or uses.get(k, -1) <= i):  # superseded, or no later cell of its tree
+                _drop_checkpoint(old)
+        last_by_structure.update(source)
     return state
+
+
+def prunable(job: CellJob) -> bool:
+    """Whether a finished task's checkpoint may go: its table holds its whole average strategy, which is what a
+    finished cell is played from (:class:`truco_lab.lab.policy.MatchStrategy` reads it there). Not for streamed
+    cells (their tables are written part by part), tables that drop rows, or runs without tables."""
+    return (job.workdir is not None and job.table and not job.table_min_reach and not job.split_depth
+            and Path(job.path("table")).exists())
+
+
+def _drop_checkpoint(job: CellJob) -> None:
+    if prunable(job):
+        Path(job.path("checkpoint")).unlink(missing_ok=True)
 
 
 def default_store_gb(out: str | Path) -> float:

@@ -21,6 +21,7 @@ import numpy as np
 from solvers.api import load_checkpoint
 from solvers.blocks import BlockLayout
 from solvers.storage import read_json
+from solvers.tables import read_average
 from solvers.tree import FORCED
 from solvers.vector import VectorSolver
 from truco_lab.abstraction.levels import hand_levels, level_names_at, vira_class_of, vira_classes
@@ -74,6 +75,7 @@ class _Part:
     br: dict  # player -> best action index per information set
     spec: CellSpec
     checkpoint: Path
+    table: Path
 
 
 class MatchStrategy:
@@ -117,9 +119,18 @@ class MatchStrategy:
         # once, not twice (9x10: ~3 s each). Kept only while a decision needs it (~9 bytes per element)
         if self._layout is None or self._layout[0] is not part:
             self._layout = (part, BlockLayout.make(part.tree) or "slots")
-        solver = VectorSolver(part.tree, part.spec.algorithm, layout=self._layout[1])
-        load_checkpoint(solver, part.checkpoint, CellJob(part.spec, Stop(iterations=1)).key)
-        return solver
+        return VectorSolver(part.tree, part.spec.algorithm, layout=self._layout[1])
+
+    def _average(self, part: _Part) -> np.ndarray:
+        """A part's average strategy per slot: from its checkpoint, or where the run pruned that (a finished cell
+        no later cell starts from, :func:`truco_lab.lab.match.prune_checkpoints`) from its table, the same
+        float32 numbers."""
+        key = CellJob(part.spec, Stop(iterations=1)).key
+        if part.checkpoint.exists() or not part.table.exists():
+            solver = self._solver(part)
+            load_checkpoint(solver, part.checkpoint, key)
+            return solver.average_strategy()
+        return read_average(part.tree, part.table, key)
 
     def _part(self, cell, vc: int) -> _Part:
         key = (cell, vc)
@@ -143,8 +154,9 @@ class MatchStrategy:
         st = self.state
         br0 = continuation_utilities(rules, a, b, d, codes, lambda x, y, z: st.br_value(0, x, y, z), 1.0, 0.0)
         br1 = continuation_utilities(rules, a, b, d, codes, lambda x, y, z: -st.br_value(1, x, y, z), 0.0, -1.0)
-        part = _Part(tree, np.empty(0, np.float32), (br0, br1), {}, spec, Path(job.path("checkpoint")))
-        part.avg = self._solver(part).average_strategy()
+        part = _Part(tree, np.empty(0, np.float32), (br0, br1), {}, spec, Path(job.path("checkpoint")),
+                     Path(job.path("table")))
+        part.avg = self._average(part)
         if not self._holding:
             self._layout = None
         while self._parts and sum(p.avg.nbytes for p in self._parts.values()) / 2**30 > self.max_gb:
