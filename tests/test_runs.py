@@ -236,6 +236,10 @@ def test_match_cli_runs_resumes_and_writes_its_outputs(tmp_path, capsys):
     said = [x for x in lines if x.startswith(f"measured in {out}: {ntasks} finished tasks of 23 cells took ")]
     assert len(said) == 1 and "x the " in said[0]
     assert f"left in {out}: nothing, every task is finished" in lines
+    # finished cells keep their tables, not their checkpoints (nothing later starts from them)
+    assert not list(out.glob("cells/*/checkpoints/*.npz")) and list(out.glob("cells/*/*.parquet"))
+    disk = [x for x in lines if x.startswith("disk in DIR, for what is left: ~0.0 GB of tables, checkpoints up to ")]
+    assert len(disk) == 1 and disk[0].endswith(" GB free there now")
     from truco_lab.lab.match_run import _left_line
 
     part = _left_line(out, 207, 5.0, 10.0, 1.5, 6.0)  # half the plan's CPU-hours left of a 6-hour run here
@@ -243,6 +247,18 @@ def test_match_cli_runs_resumes_and_writes_its_outputs(tmp_path, capsys):
                    "~4.5 h at the 1.50x its finished tasks ran"
     one = json.loads(next((out / "cells").glob("*/results/*.json")).read_text())
     assert one["threads"] == 1 and one["br_seconds"] > 0
+
+
+def test_match_warns_at_the_start_when_the_disk_may_not_hold_what_is_left(tmp_path, capsys, monkeypatch):
+    import truco_lab.lab.match as M
+
+    monkeypatch.setattr(M, "free_disk_gb", lambda out: 0.0)
+    out = tmp_path / "m"
+    assert main(["match", "--out", str(out), "--cells", "11,11", "--workers", "1", "-q", *SMALL]) == 0
+    err = [x for x in capsys.readouterr().err.splitlines() if "warning: what is left may need ~" in x]
+    assert len(err) == 1 and err[0].startswith("truco-lab match: warning:") and "0.0 GB are free" in err[0]
+    assert main(["match", "--out", str(out), "--cells", "11,11", "--workers", "1", "-q", "--resume", *SMALL]) == 0
+    assert "warning: what is left" not in capsys.readouterr().err  # nothing is left
 
 
 def test_solve_in_match_equity_from_a_match_run(tmp_path, capsys):

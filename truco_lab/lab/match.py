@@ -480,6 +480,51 @@ def store_plan(rules: RuleSet, rows: list[PlanRow], prunes: int, store_gb: float
     return StorePlan(reads, peak, nclass * (len(rows) - len(reads)), nclass * len(reads))
 
 
+# Disk a run writes per entry (information-set action), measured in results/endgame (stop 54): a strategy table
+# 1.70 bytes over its 198 tasks (1.6-2.4 a task at the 1-3 and 1-3-6 tiers, 0.2-0.4 on the eleven row, whose sets
+# are mostly forced); a checkpoint 3.14 (regrets and strategy sums, 8 bytes each per real choice, 0.196 choices
+# per entry at 8x9)
+TABLE_DISK_BYTES_PER_ENTRY = 1.7
+CHECKPOINT_BYTES_PER_ENTRY = 3.14
+
+
+class DiskPlan(NamedTuple):
+    tables_gb: float  # every cell's tables (they stay)
+    checkpoints_gb: float  # the most checkpoints held at once (running tasks' and later levels' warm starts)
+    all_checkpoints_gb: float  # with --keep-checkpoints: every task's
+    store_gb: float  # the tree store's peak
+
+    @property
+    def peak_gb(self) -> float:
+        return self.tables_gb + self.checkpoints_gb + self.store_gb
+
+
+def disk_plan(rules: RuleSet, rows: list[PlanRow], prunes: int, workers: int, table: bool = True,
+              store_gb: float = 0.0, finished: dict | None = None) -> DiskPlan:
+    """What a run of ``rows`` (in solving order) keeps on disk, as :func:`solve_match` prunes it: tables, the
+    checkpoints of ``workers`` running tasks plus each tree's newest one while a later level solves that tree
+    again (all of them without tables: nothing else holds the strategies), and the store's peak. ``finished``
+    (cell -> tasks already done, a resumed run's): what is left to write, its done tasks' files already there."""
+    if finished:
+        rows = [r for r in rows if finished.get(r.cell, 0) < r.classes]
+    key = {r.cell: CellSpec.make(rules, *r.cell, 0, prunes=prunes).structure_key() for r in rows}
+    ck = {r.cell: r.classes * r.entries * CHECKPOINT_BYTES_PER_ENTRY / 2**30 for r in rows}
+    by_level = levels([r.cell for r in rows])
+    last = {key[c]: i for i, level in enumerate(by_level) for c in level}
+    held: dict[str, float] = {}
+    peak = 0.0
+    for i, level in enumerate(by_level):
+        running = sum(sorted((ck[c] / rows[0].classes for c in level), reverse=True)[:workers])
+        sources = {key[c]: ck[c] for c in level if last[key[c]] > i}  # kept for a later level's warm starts
+        peak = max(peak, sum(held.values()) + sum(sources.values()) + running)
+        held.update(sources)  # superseded ones go at the level's end
+        held = {k: g for k, g in held.items() if last[k] > i}
+    left = sum((r.classes - (finished or {}).get(r.cell, 0)) * r.entries for r in rows)
+    tables = left * TABLE_DISK_BYTES_PER_ENTRY / 2**30 if table else 0.0
+    every = sum(ck.values())
+    return DiskPlan(tables, peak if table else every, every, store_gb)
+
+
 # ---- the driver ---------------------------------------------------------
 @dataclass(frozen=True)
 class MatchConfig:
@@ -722,12 +767,17 @@ def _drop_checkpoint(job: CellJob) -> None:
         Path(job.path("checkpoint")).unlink(missing_ok=True)
 
 
-def default_store_gb(out: str | Path) -> float:
-    """The tree store's default budget: half the disk space free where ``out`` is (or would be made)."""
+def free_disk_gb(out: str | Path) -> float:
+    """Disk space free where ``out`` is (or would be made), GB."""
     p = Path(out).resolve()
     while not p.exists():
         p = p.parent
-    return shutil.disk_usage(p).free / 2**30 / 2
+    return shutil.disk_usage(p).free / 2**30
+
+
+def default_store_gb(out: str | Path) -> float:
+    """The tree store's default budget: half the disk space free where ``out`` is (or would be made)."""
+    return free_disk_gb(out) / 2
 
 
 def _last_uses(cfg: MatchConfig, by_level: list[list[ScoreCell]]) -> dict[str, int]:

@@ -31,6 +31,7 @@ from truco_lab.lab.match import (
     MatchState,
     auto_differs,
     default_store_gb,
+    disk_plan,
     live_ladder,
     plan,
     select_cells,
@@ -87,6 +88,7 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
         cap = "" if math.isinf(_store_gb(cfg)) else f" (of {_store_gb(cfg):,.0f} GB allowed)"
         print(f"tree store: {store.built} tasks build their trees, {store.read} read them; up to "
               f"{store.peak_gb:,.1f} GB in DIR/trees at once{cap}", file=file)
+    print(_disk_line(cfg, rows, workers, store.peak_gb, out, {c: len(t) for c, t in seen.items()}), file=file)
     threads = cfg.threads
     here = local_schedule(rows, workers, cfg)
     if here is not None:
@@ -114,6 +116,43 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
               f"{sim.utilisation:.0%} busy", file=file)
         out["simulated_wall_hours"] = sim.wall_hours
     return out
+
+
+def _disk_line(cfg: MatchConfig, rows, workers: int, store_gb: float, out: Path | None, finished: dict) -> str:
+    """The disk the run needs in DIR, or what it still needs there when DIR holds finished tasks (and, given DIR,
+    what is free there)."""
+    disk = disk_plan(cfg.rules, rows, cfg.prunes, workers, cfg.table, store_gb, finished)
+    kept = cfg.keep_checkpoints or not cfg.table
+    ck = disk.all_checkpoints_gb if kept else disk.checkpoints_gb
+    what = (f"~{disk.tables_gb:,.1f} GB of tables, " if cfg.table else "") + (
+        f"checkpoints ~{ck:,.1f} GB (all kept)" if kept else
+        f"checkpoints up to ~{ck:,.1f} GB at once ({disk.all_checkpoints_gb:,.1f} with --keep-checkpoints)")
+    free = ""
+    if out is not None:
+        from truco_lab.lab.match import free_disk_gb
+
+        free = f"; {free_disk_gb(out):,.1f} GB free there now"
+    total = disk.tables_gb + ck + store_gb
+    head = "disk in DIR, for what is left" if any(finished.values()) else "disk in DIR"
+    return f"{head}: {what}" + (f", tree store {store_gb:,.1f} GB" if store_gb else "") + \
+        f": ~{total:,.1f} GB at most{free}"
+
+
+def _warn_disk(cfg: MatchConfig, rows, workers: int, out: Path) -> None:
+    """One line on stderr when what the run has left to write (tables and checkpoints; the tree store keeps to
+    its budget) may not fit the disk space free in DIR: a run that fills the disk stops there (finished cells
+    stay), so the user hears it at the start, not hours in."""
+    from truco_lab.lab.match import free_disk_gb
+
+    done = {c: len(t) for c, t in measured_tasks(out).items()}
+    disk = disk_plan(cfg.rules, rows, cfg.prunes, workers, cfg.table, 0.0, done)
+    need = disk.tables_gb + (disk.all_checkpoints_gb if cfg.keep_checkpoints or not cfg.table else disk.checkpoints_gb)
+    free = free_disk_gb(out)
+    free -= min(_store_gb(cfg, out), free / 2)  # the store fills up to its budget (default: half the free space)
+    if need > free:
+        print(f"truco-lab match: warning: what is left may need ~{need:,.1f} GB in {out} (tables and checkpoints; "
+              f"--plan with this --out has the figures) and {free:,.1f} GB are free beside the tree store: free "
+              "some, or give the store less (--tree-store-gb)", file=sys.stderr)
 
 
 def _left_line(out: Path, tasks: int, left_h: float, total_h: float, ratio: float, wall_h: float | None) -> str:
@@ -368,6 +407,8 @@ def _run_match(cfg: MatchConfig, which, out: str | Path, *, executor: str = "loc
         workers, threads = local_shape(cfg, rows, workers, auto_threads=auto_threads,
                                        notify=lambda m: print(m, file=sys.stderr))
         cfg = replace(cfg, threads=threads)  # not in the run's key: threads change no result beyond last bits
+    if executor == "local":
+        _warn_disk(cfg, rows, workers, out)
     peaks = {r.cell: task_gb(r, r.peak_gb > cfg.stream_over_gb, cfg.threads) for r in rows}
     peak_gb = max(peaks.values(), default=0.0)
     # a worker's kept trees stay inside the share of the prediction planned for them (CACHE_SHARE): small
