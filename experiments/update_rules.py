@@ -6,7 +6,8 @@ In points per hand by default; with ``--equity FILE`` (a match run's ``equity.pa
 match-win probability, as the match solver runs the cell. A variant is ``name``,
 ``name:alpha,beta,gamma`` or either with ``@warm``: started, as the match solver's warm
 starts are, from the regrets of ``--warm-from`` (a solved neighbour's checkpoint with the same
-tree shape), strategy sums and iteration count afresh. Writes
+tree shape), strategy sums and iteration count afresh; ``@warm-count`` keeps the neighbour's iteration
+count too (its discounts go on), ``@warm-all`` its whole state (sums too). Writes
 ``results/update_rules/<cell>.<hash>.csv`` (columns ``variant, iteration, exploitability,
 seconds``), rewritten atomically after each variant; a re-run with the same arguments skips
 the variants already in it.
@@ -32,22 +33,29 @@ import pandas as pd
 from solvers.cfr import ALGORITHMS
 from solvers.storage import atomic_write, stable_hash
 
+WARM = {
+    "warm": "the neighbour's regrets; strategy sums and the iteration count afresh (the match solver's warm start)",
+    "warm-count": "the neighbour's regrets and iteration count (its discounts go on where they were); sums afresh",
+    "warm-all": "the neighbour's whole state: regrets, strategy sums and iteration count",
+}
 
-def parse_variant(text: str) -> tuple[str, tuple[float, float, float] | None, bool]:
-    """``name[:alpha,beta,gamma][@warm]`` -> (algorithm, parameters or None for its defaults, warm)."""
+
+def parse_variant(text: str) -> tuple[str, tuple[float, float, float] | None, str | None]:
+    """``name[:alpha,beta,gamma][@warm|@warm-count|@warm-all]`` -> (algorithm, parameters or None for its
+    defaults, the warm start or None)."""
     body, at, tail = text.partition("@")
-    if at and tail != "warm":
-        raise ValueError(f"variant {text!r}: the only suffix is @warm")
+    if at and tail not in WARM:
+        raise ValueError(f"variant {text!r}: the suffix is one of {', '.join('@' + w for w in WARM)}")
     name, _, params = body.partition(":")
     if name not in ALGORITHMS:
         raise ValueError(f"variant {text!r}: algorithm must be one of {', '.join(ALGORITHMS)}")
     if not params:
-        return name, None, bool(at)
+        return name, None, tail or None
     try:
         a, b, g = (float(x) for x in params.split(","))
     except ValueError:
         raise ValueError(f"variant {text!r}: parameters must be three numbers alpha,beta,gamma") from None
-    return name, (a, b, g), bool(at)
+    return name, (a, b, g), tail or None
 
 
 def _equity(path: str | None):
@@ -58,13 +66,19 @@ def _equity(path: str | None):
     return EquityTable.load(path)
 
 
-def _warm(solver, path: str) -> None:
-    """The neighbour's regrets only (any algorithm: a DCFR checkpoint can start a PCFR+ run)."""
+def _warm(solver, path: str, how: str) -> None:
+    """Start ``solver`` from the neighbour's checkpoint as ``how`` says (:data:`WARM`); the regrets fit any
+    algorithm (a DCFR checkpoint can start a PCFR+ run)."""
     import numpy as np
 
     with np.load(path, allow_pickle=False) as d:
         try:
-            solver.load_regrets(d)
+            if how == "warm-all":
+                solver.load_state_dict({**d, "algorithm": np.array(solver.algorithm)})
+            else:
+                solver.load_regrets(d)
+                if how == "warm-count":
+                    solver.iteration = int(d["iteration"])
         except (KeyError, ValueError):
             raise SystemExit(f"update_rules: --warm-from {path}: not a checkpoint of a tree with this cell's shape") from None
 
@@ -131,13 +145,14 @@ def main(argv: list[str] | None = None) -> int:
             continue
         alpha, beta, gamma = params or (None, None, None)
         s = VectorSolver(tree, alg, alpha=alpha, beta=beta, gamma=gamma, threads=a.threads)
-        if warm:  # as the match solver warm-starts: the neighbour's regrets, sums and count afresh
-            _warm(s, a.warm_from)
+        if warm:
+            _warm(s, a.warm_from, warm)
+        start = s.iteration  # a count carried over is not this cell's work: rows count this cell's iterations
         rows, t0, e = [], time.perf_counter(), float("inf")
-        while s.iteration < a.max_iterations and e > a.target:
+        while s.iteration - start < a.max_iterations and e > a.target:
             s.iterate(a.check_every)
             e = s.exploitability()
-            rows.append([label, s.iteration, e, time.perf_counter() - t0])
+            rows.append([label, s.iteration - start, e, time.perf_counter() - t0])
             print(f"{label:>18} it {s.iteration:4d}  expl {e:.3e}  {rows[-1][3]:6.0f} s", flush=True)
         done = pd.concat([done, pd.DataFrame(rows, columns=done.columns)], ignore_index=True)
         atomic_write(path, lambda p, d=done: d.to_csv(p, index=False), ".csv")
