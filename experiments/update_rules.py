@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
             s.iterate(a.check_every)
             e = s.exploitability()
             rows.append([label, s.iteration - start, e, time.perf_counter() - t0])
-            print(f"{label:>18} it {s.iteration:4d}  expl {e:.3e}  {rows[-1][3]:6.0f} s", flush=True)
+            print(f"{label:>18} it {s.iteration - start:4d}  expl {e:.3e}  {rows[-1][3]:6.0f} s", flush=True)
         done = pd.concat([done, pd.DataFrame(rows, columns=done.columns)], ignore_index=True)
         atomic_write(path, lambda p, d=done: d.to_csv(p, index=False), ".csv")
     for label in done["variant"].unique():

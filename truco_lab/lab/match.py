@@ -259,7 +259,11 @@ def tree_shape(rules: RuleSet, cell: ScoreCell, prunes: int = ALL_PRUNES) -> tup
 # The full ladder (stop 45, streamed, DCFR+, vira 7d, dealer 1): 0x0 warm from 0x1 (its tree, 62 iterations cold)
 # 54 against 66 cold (stop 39), lower at every check (3.35e-2 against 3.45e-2 at 10, 2.42e-3 against 3.21e-3 at 33);
 # priced for the (5, 1) shape too, which was not measured warm.
-WARM_ITERATIONS = {3: 70 / 80, 5: 54 / 66}
+# Stop 54, the 1-3-6 tier in the real equity (experiments/update_rules.py --cell 6,10 --dealer 1 --equity
+# results/endgame/equity.parquet, warm from 8x9 d1's checkpoint, DCFR+): cold, @warm, @warm-count all reach 1e-3
+# at 60 (1.06e-3, 1.02e-3, 1.05e-3 at 50), @warm-all at 70. The proxy's 70/80 did not hold: the tier is priced
+# cold. (A warm cell still checks less: it schedules its checks from the neighbour's log, PRIOR_CHECKS.)
+WARM_ITERATIONS = {5: 54 / 66}
 
 
 # Rule sets whose trees differ from paulista's, per vira class: (entries, s/iteration, peak memory) relative to
