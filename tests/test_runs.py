@@ -188,8 +188,10 @@ def test_match_cli_plan_and_bad_arguments(tmp_path, capsys):
     out = tmp_path / "m"
     assert main(["match", "--out", str(out), "--plan", "--cells", "all"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert "CPU-hours" in lines[1 + 144] and len(lines) <= 1 + 144 + 5  # totals, store, this machine, threads, path
+    # totals, store, disk, this machine, threads, path
+    assert "CPU-hours" in lines[1 + 144] and len(lines) <= 1 + 144 + 6
     assert lines[2 + 144].startswith("tree store: ") and " read them" in lines[2 + 144]
+    assert lines[3 + 144].startswith("disk in DIR: ~") and " GB of tables, checkpoints up to ~" in lines[3 + 144]
     assert lines[-1].startswith("critical path:") and "0x0 d1" in lines[-1]  # the chain starts at the match's start
     assert any("1-3-6-9-12" in x for x in lines) and any(" 3 " in x and "11x" in x for x in lines)
     assert not out.exists()  # --plan solves and writes nothing

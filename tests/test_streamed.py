@@ -21,7 +21,7 @@ def _pair(tmp_path, rules, score, depth, algorithm="dcfr", alternating=True, res
     return full, StreamedSolver(split, algorithm, alternating, resident_bytes=resident)
 
 
-@pytest.mark.parametrize("depth", [1, 2, 3, 5])
+@pytest.mark.parametrize("depth", [1, 2, 3, pytest.param(5, marks=pytest.mark.slow)])  # 5: ~20 s
 def test_split_tree_has_the_full_trees_information_sets_and_slots(tmp_path, depth):
     full = build_cell(SMALL, 0, 0, 0, 0)
     split = build_split(tmp_path, SMALL, 0, 0, 0, 0, depth=depth)
