@@ -630,3 +630,22 @@ def test_an_interrupted_match_serves_the_levels_it_finished(tmp_path, monkeypatc
     again = json.loads((part / "summary.json").read_text())
     assert again["finished"] and again["cells_solved"] == 23
     assert again["match_exploitability"] == whole["match_exploitability"]
+
+
+def test_a_full_disk_is_one_line_not_a_traceback(tmp_path, capsys, monkeypatch):
+    import errno
+
+    import truco_lab.lab.match_run as MR
+
+    def full(state, path):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(MR, "heatmap", full)
+    out = tmp_path / "m"
+    assert main(["match", "--out", str(out), "--cells", "11,11", "--workers", "1", "-q", *SMALL]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("truco-lab match: error: No space left on device: ")
+    assert str(out / "equity.png") in err[0] and "--resume" in err[0] and "Traceback" not in err[0]
+    monkeypatch.undo()
+    assert main(["match", "--out", str(out), "--cells", "11,11", "--workers", "1", "-q", "--resume", *SMALL]) == 0
+    assert (out / "equity.png").exists()

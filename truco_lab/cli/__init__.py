@@ -25,6 +25,18 @@ def build_parser() -> Parser:
     return p
 
 
+def os_error_line(e: OSError) -> str:
+    """An operating-system error as one line: what, where, and for a full disk what to do (every write is
+    atomic, so what finished before it is whole)."""
+    import errno
+
+    where = f": {e.filename}" if e.filename else ""
+    line = f"{e.strerror or e}{where}"
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        line += " (what finished is kept: free some space and run the command again, with --resume where it has one)"
+    return line
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(join_negative_values(sys.argv[1:] if argv is None else list(argv)))
     try:
@@ -45,5 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\ntruco-lab {args.command}: interrupted", file=sys.stderr)
         return 130
+    except OSError as e:  # a full disk, a folder it may not write: one line naming the file, not a traceback
+        print(f"{args.prog}: error: {os_error_line(e)}", file=sys.stderr)
+        return 1
     finally:
         release_locks()  # the command's run folders (a process running main again may claim them again)
