@@ -1,8 +1,9 @@
 """The composed match strategy of a match run, playable at OpenSpiel states, and its best responses.
 
-A match run stores, per canonical cell and vira class, a checkpoint named by
-the cell's spec hash. :class:`MatchStrategy` rebuilds the specs from the run's
-``equity.parquet`` (so the hashes match), loads the average strategies lazily
+A match run stores, per canonical cell and vira class, a checkpoint and a strategy table named by
+the cell's spec hash (the checkpoint pruned once the cell is finished and nothing starts from it).
+:class:`MatchStrategy` rebuilds the specs from the run's ``equity.parquet`` (so the hashes match), loads
+the average strategies lazily (from the checkpoint, else the table: the same float32 numbers)
 and answers ``action_probabilities(state)`` for ``truco_paulista_match`` (or
 ``truco_paulista``) states. Mirror cells (``a > b``) use the canonical cell's
 strategy with the seats swapped. :meth:`MatchStrategy.best_response_action`
