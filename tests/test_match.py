@@ -234,7 +234,7 @@ def test_equity_payoff_tree_pays_successor_equity(grid):
 
 def test_executors_agree_exactly(tmp_path):
     cfg = MatchConfig(SMALL, target=1e-4, table=False)
-    cells = "eleven"
+    cells = [(8, 11)]  # 7 cells over four levels, warm starts between them
     s1, _ = run_match(cfg, cells, tmp_path / "inline", workers=1, progress=False)
     s2, _ = run_match(cfg, cells, tmp_path / "pool", workers=2, progress=False)
     assert np.array_equal(s1.equity.values, s2.equity.values, equal_nan=True)
@@ -383,10 +383,10 @@ def test_cores_memory_leaves_idle_go_inside_the_tasks(tmp_path, monkeypatch, cap
     real = mr.solve_match
     monkeypatch.setattr(mr, "solve_match", lambda c, *a, **k: seen.append(c.threads) or real(c, *a, **k))
     small = MatchConfig(SMALL, target=1e-4, table=False)
-    one, _ = run_match(small, "eleven", tmp_path / "one", workers=2, progress=False, auto_threads=True)
+    one, _ = run_match(small, [(9, 11)], tmp_path / "one", workers=2, progress=False, auto_threads=True)
     assert seen == [1]  # the machine holds both workers: nothing changes
     monkeypatch.setattr(mr, "available_memory_gb", lambda: 1e-4)
-    two, _ = run_match(small, "eleven", tmp_path / "two", workers=2, progress=False, auto_threads=True)
+    two, _ = run_match(small, [(9, 11)], tmp_path / "two", workers=2, progress=False, auto_threads=True)
     assert seen == [1, 2] and "2 threads per task" in capsys.readouterr().err
     ok = ~np.isnan(one.equity.values)
     assert np.allclose(one.equity.values[ok], two.equity.values[ok], atol=1e-9)

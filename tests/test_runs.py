@@ -210,18 +210,18 @@ def test_match_cli_plan_and_bad_arguments(tmp_path, capsys):
 
 def test_match_cli_runs_resumes_and_writes_its_outputs(tmp_path, capsys):
     out = tmp_path / "m"
-    argv = ["match", "--out", str(out), "--cells", "eleven", "--workers", "1", "-q", *SMALL,
-            "--target-exploitability", "1e-3"]
+    argv = ["match", "--out", str(out), "--cells", "8,11", "--workers", "1", "-q", *SMALL,
+            "--target-exploitability", "1e-3"]  # 8x11 and its successors: 7 cells
     assert main(argv) == 0
     import pandas as pd
 
     eq = pd.read_parquet(out / "equity.parquet")
     assert list(eq.columns) == ["score0", "score1", "dealer", "equity", "exploitability", "iterations", "seconds",
                                 "peak_memory_gb"]
-    assert len(eq) == 46 and ((eq["equity"] >= 0) & (eq["equity"] <= 1)).all()
+    assert len(eq) == 14 and ((eq["equity"] >= 0) & (eq["equity"] <= 1)).all()  # the 7 and their mirrors
     assert (out / "equity.png").read_bytes()[:4] == b"\x89PNG"
     s = json.loads((out / "summary.json").read_text())
-    assert s["match_exploitability"] >= 0 and s["cells_solved"] == 23
+    assert s["match_exploitability"] >= 0 and s["cells_solved"] == 7
     tables = StrategyTable.load(out / "cells" / "s10-11_d0")
     assert set(tables.df["score0"].unique()) == {10}
     assert "match exploitability" in capsys.readouterr().out
@@ -231,11 +231,11 @@ def test_match_cli_runs_resumes_and_writes_its_outputs(tmp_path, capsys):
     assert again["match_exploitability"] == s["match_exploitability"]
     # the plan of a run folder sets what its finished tasks cost beside what it predicted
     capsys.readouterr()
-    assert main(["match", "--out", str(out), "--cells", "eleven", "--plan", *SMALL]) == 0
+    assert main(["match", "--out", str(out), "--cells", "8,11", "--plan", *SMALL]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split()[-2:] == ["measured", "peak"]
     ntasks = sum(len(list((out / "cells" / c.name / "results").glob("*.json"))) for c in (out / "cells").iterdir())
-    said = [x for x in lines if x.startswith(f"measured in {out}: {ntasks} finished tasks of 23 cells took ")]
+    said = [x for x in lines if x.startswith(f"measured in {out}: {ntasks} finished tasks of 7 cells took ")]
     assert len(said) == 1 and "x the " in said[0]
     assert f"left in {out}: nothing, every task is finished" in lines
     # finished cells keep their tables, not their checkpoints (nothing later starts from them)
@@ -593,10 +593,11 @@ def test_an_interrupted_match_serves_the_levels_it_finished(tmp_path, monkeypatc
     from truco_lab.lab.policy import MatchStrategy
 
     out = tmp_path / "m"
-    argv = ["match", "--out", str(out), "--cells", "eleven", "--workers", "1", "-q", "--no-table", *SMALL]
+    # 8x11 and its successors: 7 cells in four levels (19 to 22)
+    argv = ["match", "--out", str(out), "--cells", "8,11", "--workers", "1", "-q", "--no-table", *SMALL]
     assert main(argv) == 0
     whole = json.loads((out / "summary.json").read_text())
-    assert whole["finished"] and whole["cells_planned"] == whole["cells_solved"] == 23
+    assert whole["finished"] and whole["cells_planned"] == whole["cells_solved"] == 7
     calls = []
     real = executors.InlineExecutor.map
 
@@ -612,7 +613,7 @@ def test_an_interrupted_match_serves_the_levels_it_finished(tmp_path, monkeypatc
     assert main(argv) == 130
     s = json.loads((part / "summary.json").read_text())
     cells = {(c["score0"], c["score1"], c["dealer"]) for c in s["cells"]}
-    assert not s["finished"] and s["cells_planned"] == 23 and s["cells_solved"] == len(cells) == 3
+    assert not s["finished"] and s["cells_planned"] == 7 and s["cells_solved"] == len(cells) == 3
     assert cells == {(11, 11, 1), (10, 11, 0), (10, 11, 1)}  # the levels 22 and 21
     by = {(c["score0"], c["score1"], c["dealer"]): c["equity"] for c in whole["cells"]}
     assert all(c["equity"] == by[(c["score0"], c["score1"], c["dealer"])] for c in s["cells"])
@@ -622,13 +623,13 @@ def test_an_interrupted_match_serves_the_levels_it_finished(tmp_path, monkeypatc
 
     said = []
     assert ensure_solved(ms.rules, part, notify=said.append) == part
-    assert said == [f"{part}: 3 of 23 cells solved so far (the run is unfinished); hands elsewhere play with the "
+    assert said == [f"{part}: 3 of 7 cells solved so far (the run is unfinished); hands elsewhere play with the "
                     "fallback"]
     monkeypatch.setattr(executors.InlineExecutor, "map", real)
     capsys.readouterr()
     assert main([*argv, "--resume"]) == 0
     again = json.loads((part / "summary.json").read_text())
-    assert again["finished"] and again["cells_solved"] == 23
+    assert again["finished"] and again["cells_solved"] == 7
     assert again["match_exploitability"] == whole["match_exploitability"]
 
 
