@@ -504,11 +504,12 @@ class DiskPlan(NamedTuple):
 
 
 def disk_plan(rules: RuleSet, rows: list[PlanRow], prunes: int, workers: int, table: bool = True,
-              store_gb: float = 0.0, finished: dict | None = None) -> DiskPlan:
+              store_gb: float = 0.0, finished: dict | None = None, keep: bool = False) -> DiskPlan:
     """What a run of ``rows`` (in solving order) keeps on disk, as :func:`solve_match` prunes it: tables, the
     checkpoints of ``workers`` running tasks plus each tree's newest one while a later level solves that tree
-    again (all of them without tables: nothing else holds the strategies), and the store's peak. ``finished``
-    (cell -> tasks already done, a resumed run's): what is left to write, its done tasks' files already there."""
+    again (all of them when ``keep`` or without tables: nothing else holds the strategies), and the store's peak.
+    ``finished`` (cell -> tasks already done, a resumed run's): what is left to write, its done tasks' files
+    already there."""
     if finished:
         rows = [r for r in rows if finished.get(r.cell, 0) < r.classes]
     key = {r.cell: CellSpec.make(rules, *r.cell, 0, prunes=prunes).structure_key() for r in rows}
@@ -526,7 +527,7 @@ def disk_plan(rules: RuleSet, rows: list[PlanRow], prunes: int, workers: int, ta
     left = sum((r.classes - (finished or {}).get(r.cell, 0)) * r.entries for r in rows)
     tables = left * TABLE_DISK_BYTES_PER_ENTRY / 2**30 if table else 0.0
     every = sum(ck.values())
-    return DiskPlan(tables, peak if table else every, every, store_gb)
+    return DiskPlan(tables, peak if table and not keep else every, every, store_gb)
 
 
 # ---- the driver ---------------------------------------------------------

@@ -121,21 +121,30 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
 def _disk_line(cfg: MatchConfig, rows, workers: int, store_gb: float, out: Path | None, finished: dict) -> str:
     """The disk the run needs in DIR, or what it still needs there when DIR holds finished tasks (and, given DIR,
     what is free there)."""
-    disk = disk_plan(cfg.rules, rows, cfg.prunes, workers, cfg.table, store_gb, finished)
-    kept = cfg.keep_checkpoints or not cfg.table
-    ck = disk.all_checkpoints_gb if kept else disk.checkpoints_gb
+    disk = disk_plan(cfg.rules, rows, cfg.prunes, workers, cfg.table, store_gb, finished, cfg.keep_checkpoints)
+    ck = disk.checkpoints_gb
     what = (f"~{disk.tables_gb:,.1f} GB of tables, " if cfg.table else "") + (
-        f"checkpoints ~{ck:,.1f} GB (all kept)" if kept else
+        f"checkpoints ~{ck:,.1f} GB (all kept)" if cfg.keep_checkpoints or not cfg.table else
         f"checkpoints up to ~{ck:,.1f} GB at once ({disk.all_checkpoints_gb:,.1f} with --keep-checkpoints)")
     free = ""
     if out is not None:
         from truco_lab.lab.match import free_disk_gb
 
         free = f"; {free_disk_gb(out):,.1f} GB free there now"
-    total = disk.tables_gb + ck + store_gb
     head = "disk in DIR, for what is left" if any(finished.values()) else "disk in DIR"
     return f"{head}: {what}" + (f", tree store {store_gb:,.1f} GB" if store_gb else "") + \
-        f": ~{total:,.1f} GB at most{free}"
+        f": ~{disk.peak_gb:,.1f} GB at most{free}"
+
+
+def _folder_gb(folder: Path) -> float:
+    """GB of the files under ``folder`` (0 if there is none; a file removed meanwhile counts nothing)."""
+    total = 0
+    for f in folder.rglob("*") if folder.is_dir() else ():
+        try:
+            total += f.stat().st_size if f.is_file() else 0
+        except OSError:
+            pass
+    return total / 2**30
 
 
 def _warn_disk(cfg: MatchConfig, rows, workers: int, out: Path) -> None:
@@ -145,10 +154,10 @@ def _warn_disk(cfg: MatchConfig, rows, workers: int, out: Path) -> None:
     from truco_lab.lab.match import free_disk_gb
 
     done = {c: len(t) for c, t in measured_tasks(out).items()}
-    disk = disk_plan(cfg.rules, rows, cfg.prunes, workers, cfg.table, 0.0, done)
-    need = disk.tables_gb + (disk.all_checkpoints_gb if cfg.keep_checkpoints or not cfg.table else disk.checkpoints_gb)
-    free = free_disk_gb(out)
-    free -= min(_store_gb(cfg, out), free / 2)  # the store fills up to its budget (default: half the free space)
+    need = disk_plan(cfg.rules, rows, cfg.prunes, workers, cfg.table, 0.0, done, cfg.keep_checkpoints).peak_gb
+    # the store's trees go after their last level and it holds at most its budget (default: half the free space)
+    free = free_disk_gb(out) + _folder_gb(out / "trees")
+    free -= min(_store_gb(cfg, out), free / 2)
     if need > free:
         print(f"truco-lab match: warning: what is left may need ~{need:,.1f} GB in {out} (tables and checkpoints; "
               f"--plan with this --out has the figures) and {free:,.1f} GB are free beside the tree store: free "
