@@ -485,10 +485,11 @@ def store_plan(rules: RuleSet, rows: list[PlanRow], prunes: int, store_gb: float
 
 
 # Disk a run writes per entry (information-set action), measured in results/endgame (stop 54): a strategy table
-# 1.70 bytes over its 198 tasks (1.6-2.4 a task at the 1-3 and 1-3-6 tiers, 0.2-0.4 on the eleven row, whose sets
-# are mostly forced); a checkpoint 3.14 (regrets and strategy sums, 8 bytes each per real choice, 0.196 choices
+# 1.70 bytes over its first 198 tasks (1.6-2.4 a task at the 1-3 and 98 M-entry 1-3-6 cells, 0.2-0.4 on the eleven
+# row, whose sets are mostly forced) but 2.55 at 8x8 d1 (157 M entries): priced at the largest, since a run that
+# fills its disk stops; a checkpoint 3.14 (regrets and strategy sums, 8 bytes each per real choice, 0.196 choices
 # per entry at 8x9)
-TABLE_DISK_BYTES_PER_ENTRY = 1.7
+TABLE_DISK_BYTES_PER_ENTRY = 2.6
 CHECKPOINT_BYTES_PER_ENTRY = 3.14
 
 
@@ -504,10 +505,11 @@ class DiskPlan(NamedTuple):
 
 
 def disk_plan(rules: RuleSet, rows: list[PlanRow], prunes: int, workers: int, table: bool = True,
-              store_gb: float = 0.0, finished: dict | None = None, keep: bool = False) -> DiskPlan:
+              store_gb: float = 0.0, finished: dict | None = None, keep: bool = False, warm: bool = True) -> DiskPlan:
     """What a run of ``rows`` (in solving order) keeps on disk, as :func:`solve_match` prunes it: tables, the
     checkpoints of ``workers`` running tasks plus each tree's newest one while a later level solves that tree
-    again (all of them when ``keep`` or without tables: nothing else holds the strategies), and the store's peak.
+    again with ``warm`` starts (all of them when ``keep`` or without tables: nothing else holds the strategies),
+    and the store's peak.
     ``finished`` (cell -> tasks already done, a resumed run's): what is left to write, its done tasks' files
     already there."""
     if finished:
@@ -520,7 +522,7 @@ def disk_plan(rules: RuleSet, rows: list[PlanRow], prunes: int, workers: int, ta
     peak = 0.0
     for i, level in enumerate(by_level):
         running = sum(sorted((ck[c] / rows[0].classes for c in level), reverse=True)[:workers])
-        sources = {key[c]: ck[c] for c in level if last[key[c]] > i}  # kept for a later level's warm starts
+        sources = {key[c]: ck[c] for c in level if warm and last[key[c]] > i}  # a later level's warm starts
         peak = max(peak, sum(held.values()) + sum(sources.values()) + running)
         held.update(sources)  # superseded ones go at the level's end
         held = {k: g for k, g in held.items() if last[k] > i}

@@ -121,7 +121,8 @@ def print_plan(cfg: MatchConfig, cells, workers: int, file=None, cluster: tuple[
 def _disk_line(cfg: MatchConfig, rows, workers: int, store_gb: float, out: Path | None, finished: dict) -> str:
     """The disk the run needs in DIR, or what it still needs there when DIR holds finished tasks (and, given DIR,
     what is free there)."""
-    disk = disk_plan(cfg.rules, rows, cfg.prunes, workers, cfg.table, store_gb, finished, cfg.keep_checkpoints)
+    disk = disk_plan(cfg.rules, rows, cfg.prunes, workers, cfg.table, store_gb, finished, cfg.keep_checkpoints,
+                     cfg.warm_start)
     ck = disk.checkpoints_gb
     what = (f"~{disk.tables_gb:,.1f} GB of tables, " if cfg.table else "") + (
         f"checkpoints ~{ck:,.1f} GB (all kept)" if cfg.keep_checkpoints or not cfg.table else
@@ -154,7 +155,8 @@ def _warn_disk(cfg: MatchConfig, rows, workers: int, out: Path) -> None:
     from truco_lab.lab.match import free_disk_gb
 
     done = {c: len(t) for c, t in measured_tasks(out).items()}
-    need = disk_plan(cfg.rules, rows, cfg.prunes, workers, cfg.table, 0.0, done, cfg.keep_checkpoints).peak_gb
+    need = disk_plan(cfg.rules, rows, cfg.prunes, workers, cfg.table, 0.0, done, cfg.keep_checkpoints,
+                     cfg.warm_start).peak_gb
     # the store's trees go after their last level and it holds at most its budget (default: half the free space)
     free = free_disk_gb(out) + _folder_gb(out / "trees")
     free -= min(_store_gb(cfg, out), free / 2)
