@@ -13,6 +13,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import queue
+import sys
 from collections.abc import Callable
 
 from truco_lab.lab.cell import CellError, CellJob, CellResult, TreeCache, run_cell
@@ -104,6 +105,12 @@ class LocalExecutor:
     def close(self) -> None:
         for q in self.inboxes:
             q.put(None)
+        for p in self.procs:
+            p.join(timeout=2)
+        busy = sum(p.is_alive() for p in self.procs)
+        if busy:  # after Ctrl-C a worker saves first, and one building a tree holds signals until it is built
+            print(f"waiting for {busy} worker{'s' * (busy > 1)} to stop (each saves its checkpoint first, and a tree "
+                  "being built is finished first: up to a minute or two on the big cells)", file=sys.stderr, flush=True)
         for p in self.procs:
             p.join(timeout=30)
             if p.is_alive():
