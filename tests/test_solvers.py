@@ -206,12 +206,11 @@ def test_a_signal_during_the_last_check_is_delivered_not_dropped(tmp_path, handl
     closing exploitability check, the run then reached its target and the flagged signal was dropped, so the
     worker lived on and the driver waited for it forever. A signal flagged during the last check now reaches
     the handler before once the run ends (the checkpoint saved first); with the default handler, it kills."""
-    import os
     import signal
     import subprocess
     import sys
 
-    from solvers.api import load_checkpoint, run
+    from solvers.api import load_checkpoint
 
     if handler == "default":  # SIG_DFL kills the process: run it in a child and read its exit status
         code = ("import os, signal, pyspiel; import truco_lab; from solvers import CFRSolver, build_openspiel_tree;"
@@ -223,16 +222,24 @@ def test_a_signal_during_the_last_check_is_delivered_not_dropped(tmp_path, handl
         p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
         assert p.returncode == -signal.SIGTERM and "lived on" not in p.stdout, (p.returncode, p.stdout, p.stderr)
         return
-    solver = CFRSolver(build_openspiel_tree(pyspiel.load_game("kuhn_poker")), "dcfr")
-    exact = solver.exploitability
-    solver.exploitability = lambda: (os.kill(os.getpid(), signal.SIGINT), exact())[1]  # arrives mid-check
+    # in a child of its own too: a signal sent to the test process itself is at the mercy of whatever earlier tests
+    # left in it (threads, handlers); it failed once in CI (stop 54) and did not again in three paired reruns
     ckpt = tmp_path / "c.npz"
-    with pytest.raises(KeyboardInterrupt):
-        run(solver, None, 1.0, check_every=5, checkpoint=ckpt)  # the first check reaches the target
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+    code = ("import os, signal, pyspiel; import truco_lab; from solvers import CFRSolver, build_openspiel_tree;"
+            "from solvers.api import run\n"
+            "s = CFRSolver(build_openspiel_tree(pyspiel.load_game('kuhn_poker')), 'dcfr')\n"
+            "e = s.exploitability\n"
+            "s.exploitability = lambda: (os.kill(os.getpid(), signal.SIGINT), e())[1]\n"  # arrives mid-check
+            "try:\n"
+            f"    run(s, None, 1.0, check_every=5, checkpoint={str(ckpt)!r})\n"  # the first check reaches the target
+            "    print('lived on', flush=True)\n"
+            "except KeyboardInterrupt:\n"
+            "    print('raised', signal.getsignal(signal.SIGINT) is signal.default_int_handler, s.iteration)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.split() == ["raised", "True", "5"], (p.returncode, p.stdout, p.stderr)
     again = CFRSolver(build_openspiel_tree(pyspiel.load_game("kuhn_poker")), "dcfr")
     load_checkpoint(again, ckpt)
-    assert again.iteration == solver.iteration == 5  # the finished iterations were saved before it raised
+    assert again.iteration == 5  # the finished iterations were saved before it raised
 
 
 def test_freed_memory_is_kept_for_the_next_allocation_then_released(monkeypatch):
