@@ -154,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
             e = s.exploitability()
             rows.append([label, s.iteration - start, e, time.perf_counter() - t0])
             print(f"{label:>18} it {s.iteration - start:4d}  expl {e:.3e}  {rows[-1][3]:6.0f} s", flush=True)
+        del s  # the next variant's state is allocated afresh: two at once would not fit beside a 4x4 tree
         done = pd.concat([done, pd.DataFrame(rows, columns=done.columns)], ignore_index=True)
         atomic_write(path, lambda p, d=done: d.to_csv(p, index=False), ".csv")
     for label in done["variant"].unique():
