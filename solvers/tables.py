@@ -207,9 +207,10 @@ def _frame(t, cols: dict, slot: np.ndarray, info: np.ndarray, avg, av, reach, re
 NUMBER_COLUMNS = ("probability", "reach", "action_value", "regret")
 # zstd's level for table files. Arrow's default (1) finds few of the repeats in the reach column (one information
 # set's reach on each of its action rows, float32 noise between sets); level 4 does. Measured on a 10x10 table
-# (14.5 M rows, rewritten row group by row group, three alternating pairs beside a running match): 91.2 -> 75.1 MB
-# (reach 38.0 -> 24.5 MB), writes 2.0-2.4 s against 2.1-2.5, reads no slower. Level 5 saved 1% more and wrote 1.5x
-# slower; byte-stream-split pages were larger (102.6 MB).
+# (14.5 M rows, its 15 row groups written from memory, four alternating runs beside a running match): 91.2 -> 75.1 MB
+# (reach 38.0 -> 24.5 MB), the writes 1.42-1.63 s -> 1.72-2.29 s (level 3: 79.3 MB, 1.51-1.79 s). That is ~6% more
+# of a table's time (~0.15 us per entry, ~0.3 rows per entry) for 18% less disk, which is what bounds a long match
+# here (min:6's tables). Level 5 saved 1% more and wrote 1.5x slower; byte-stream-split pages were larger.
 TABLE_ZSTD_LEVEL = 4
 
 
