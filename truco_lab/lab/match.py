@@ -308,7 +308,8 @@ TABLE_BYTES_PER_ENTRY = 38.5
 # sets), tests/test_plan_memory.py's task with 3 iterations: 7x7 table 21.9 s against 32.3 s at stop 47's commit
 # (one pair, 0.139 against 0.205 us per entry), 4x4 62.6 and 63.8 s (0.144-0.147)
 BUILD_S_PER_ENTRY = 0.23e-6
-TABLE_S_PER_ENTRY = 0.15e-6
+# Stop 56: tables at zstd level 4 (solvers.tables.TABLE_ZSTD_LEVEL) write ~0.4 s more of a 10x10 class's ~6.7 s
+TABLE_S_PER_ENTRY = 0.16e-6
 # Priced from stop 47 on (left out before): the solver's layout over a built tree (block order, the slot index
 # written to a file the kernels never read: 7x7 0.044 us per entry, 4x4 0.026-0.028) and what the first iteration
 # and check cost beyond the others (their buffers first touched: 7x7 7.5 s, 0.048 us per entry; 4x4 0.037),
