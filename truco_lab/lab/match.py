@@ -489,8 +489,9 @@ def store_plan(rules: RuleSet, rows: list[PlanRow], prunes: int, store_gb: float
 # 1.70 bytes over its first 198 tasks (1.6-2.4 a task at the 1-3 and 98 M-entry 1-3-6 cells, 0.2-0.4 on the eleven
 # row, whose sets are mostly forced) but 2.55 at 8x8 d1 (157 M entries): priced at the largest, since a run that
 # fills its disk stops; a checkpoint 3.14 (regrets and strategy sums, 8 bytes each per real choice, 0.196 choices
-# per entry at 8x9)
-TABLE_DISK_BYTES_PER_ENTRY = 2.6
+# per entry at 8x9). Stop 56: tables at zstd level 4 (solvers.tables.TABLE_ZSTD_LEVEL) are 0.83x level 1's at 8x10
+# (a class's 228.5 -> 189.4 MB, 1.83 bytes per entry) and 0.82x at 10x10, so the largest is priced at 2.55 x 0.83
+TABLE_DISK_BYTES_PER_ENTRY = 2.15
 CHECKPOINT_BYTES_PER_ENTRY = 3.14
 
 
