@@ -36,6 +36,15 @@ class InlineExecutor:
         self.cache.trees.clear()
 
 
+def grouped_by_structure(jobs: list[CellJob]) -> list[int]:
+    """The jobs' indices with those of one structure key together, in order of each key's first job (and in their
+    own order within a key): a worker then needs a kept tree only for the jobs right after it (see
+    :func:`truco_lab.lab.cell.run_cell`, which drops the others). One level's jobs do not depend on each other."""
+    first: dict[str, int] = {}
+    keys = [first.setdefault(j.spec.structure_key(), i) for i, j in enumerate(jobs)]
+    return sorted(range(len(jobs)), key=lambda i: (keys[i], i))
+
+
 def _worker(inbox, outbox, cache_gb: float) -> None:
     import signal
 
@@ -85,8 +94,8 @@ class LocalExecutor:
 
     def map(self, jobs: list[CellJob], on_result: OnResult) -> None:
         self.load = [0] * self.workers
-        for i, job in enumerate(jobs):
-            self.inboxes[self._assign(job)].put((i, job))
+        for i in grouped_by_structure(jobs):
+            self.inboxes[self._assign(jobs[i])].put((i, jobs[i]))
         left = len(jobs)
         while left:
             try:
