@@ -142,3 +142,29 @@ def test_worker_jobs_grouped_by_structure_and_other_trees_dropped(tmp_path):
                          cache_gb=cache_gb), cache=cache)
         assert (kept.structure_key() in cache.trees) is survives
         assert other.structure_key() in cache.trees  # the task's own tree is kept for the next job of its structure
+
+
+def test_a_one_thread_task_is_priced_by_its_cpu_time(tmp_path):
+    """A task records its CPU time, and the plan's comparison (``--plan --out``) uses it for one-thread tasks, so
+    other work on the machine does not count as the plan's error; multi-threaded tasks keep wall x speedup."""
+    import time
+
+    from truco_lab.lab.cell import CellJob, CellSpec, Stop, run_cell
+    from truco_lab.lab.match_run import task_cpu_hours
+    from truco_lab.lab.schedule import thread_speedup
+    from truco_lab.rules.ruleset import RuleSet
+
+    rules = RuleSet.from_options("paulista", ranks="QJKA23", suits="cd")
+    t0 = time.perf_counter()
+    r = run_cell(CellJob(CellSpec.make(rules, 11, 11, 1, 0, payoff="points"), Stop(iterations=5),
+                         workdir=str(tmp_path), table=True))
+    wall = time.perf_counter() - t0
+    assert r.cpu_seconds is not None and 0 < r.cpu_seconds <= 2 * wall + 0.5
+    d = r.to_dict()
+    assert task_cpu_hours(d) == pytest.approx(r.cpu_seconds / 3600)
+    stretched = dict(d, seconds=100.0, cpu_seconds=36.0)  # a busy machine: wall far above the task's CPU time
+    assert task_cpu_hours(stretched) == pytest.approx(0.01)
+    two = dict(stretched, threads=2)
+    assert task_cpu_hours(two) > 100.0 * thread_speedup(2) / 3600 - 1e-12
+    old = dict(stretched, cpu_seconds=None)  # a result written before stop 56
+    assert task_cpu_hours(old) >= 100.0 / 3600

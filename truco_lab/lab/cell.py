@@ -264,6 +264,8 @@ class CellResult:
     split_depth: int = 0  # streamed from disk in parts cut at this depth (their files deleted once solved); 0: in memory
     threads: int = 1  # threads the task's passes ran on (a match's plan compares its seconds as one core's)
     br_seconds: float | None = None  # the closing best responses under the match's continuation values
+    cpu_seconds: float | None = None  # the task's CPU time (its process, all threads): unlike wall time, not
+    # stretched by other work on the machine
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -347,6 +349,7 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
     reset_peak_rss()
     vc = vira_class_at(spec.rules, spec.vira_class)
     t0 = time.perf_counter()
+    c0 = time.process_time()
     if job.split_depth:
         return _run_streamed(job, vc, progress)
     tree = cache.get(spec) if cache is not None else None
@@ -394,6 +397,7 @@ def run_cell(job: CellJob, progress: ProgressFn | None = None, cache: TreeCache 
         result.table, result.rows, result.rows_dropped = str(path), rows, dropped
         result.table_seconds = time.perf_counter() - t0
     result.peak_memory_gb = peak_rss_gb()
+    result.cpu_seconds = time.process_time() - c0
     if res_path is not None:
         write_json(res_path, result.to_dict())
     return result

@@ -198,10 +198,16 @@ def measured_tasks(out: Path) -> dict[tuple[int, int, int], list[dict]]:
 
 
 def task_cpu_hours(result: dict) -> float:
-    """A finished task's cost in the plan's unit, one core's hours: its wall seconds (build, iterations and checks,
-    setup, closing best responses, table) times the speedup its threads had (:func:`thread_speedup`)."""
+    """A finished task's cost in the plan's unit, one core's hours. On one thread its CPU time where recorded (since
+    stop 56): a machine busy with other work stretched the wall time, and the plan's comparison with it (8x10
+    classes beside a test run took 3x their plan). Else its wall seconds (build, iterations and checks, setup,
+    closing best responses, table) times the speedup its threads had (:func:`thread_speedup`): numba's idle worker
+    threads may spin, so a multi-threaded task's CPU time overstates its work."""
+    threads = int(result.get("threads") or 1)
+    if threads == 1 and result.get("cpu_seconds"):
+        return float(result["cpu_seconds"]) / 3600
     wall = sum(result.get(k) or 0.0 for k in ("seconds", "setup_seconds", "br_seconds", "table_seconds"))
-    return wall * thread_speedup(int(result.get("threads") or 1)) / 3600
+    return wall * thread_speedup(threads) / 3600
 
 
 def _measured_cell(got: list[dict], classes: int) -> str:
