@@ -37,11 +37,13 @@ solve: setup
 # (9x9 .. 11x11, both dealers, to 1e-3 win probability: see the README for its wall time), a whole 10-card
 # grid with tables, a ladder-to-6 cell, the arena; then the notebooks, executed in place.
 LAB_DECK := --ranks 4567QJKA23 --suits c
+# --resume only where a run was begun (a fresh machine's first `make lab` printed a refused --resume before starting);
+# an interrupted step then continues, and a failed one stops make instead of being retried from scratch.
+resume_if_begun = $(if $(wildcard $(1)/run.json),--resume)
 lab: solve
-	$(BIN)/truco-lab match --cells endgame --out results/endgame --resume -q \
-		|| $(BIN)/truco-lab match --cells endgame --out results/endgame -q
-	$(BIN)/truco-lab match --cells all $(LAB_DECK) --max-stake 3 --out results/small-grid --resume -q \
-		|| $(BIN)/truco-lab match --cells all $(LAB_DECK) --max-stake 3 --out results/small-grid -q
+	$(BIN)/truco-lab match --cells endgame --out results/endgame -q $(call resume_if_begun,results/endgame)
+	$(BIN)/truco-lab match --cells all $(LAB_DECK) --max-stake 3 --out results/small-grid -q \
+		$(call resume_if_begun,results/small-grid)
 	test -f results/ladder6/summary.json || $(BIN)/truco-lab solve --score 0,0 --dealer 1 --vira all $(LAB_DECK) \
 		--max-stake 6 --target-exploitability 2e-3 --out results/ladder6 -q
 	$(BIN)/truco-lab arena --bots solved,heuristic-high,heuristic-low,random --matches 20000 --seed 1 $(LAB_DECK) \
