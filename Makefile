@@ -3,7 +3,9 @@ PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
-export NUMBA_CACHE_DIR ?= $(CURDIR)/.venv/numba-cache
+# numba caches compiled kernels beside their sources (__pycache__), its default, so `make`'s runs and a user's own
+# `truco-lab ...` share one cache: with a cache of make's own (.venv/numba-cache), the first command typed after
+# `make lab` compiled every kernel again (~80 s of CPU per process, stop 57)
 
 .PHONY: setup test test-fast solve lab bench lint spec-check clean
 
@@ -65,3 +67,4 @@ lint: setup
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+	find . -name __pycache__ -type d -prune -not -path './.venv/*' -exec rm -rf {} +
