@@ -22,14 +22,18 @@ undetected merge needs both 64-bit hashes to collide at once.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import os
+import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numba as nb
 import numpy as np
 
 from solvers.cfr import normalize_block, regret_match
-from solvers.rng import rng_uniform as _uniform
 
 MAX_DEPTH = 64
 MAX_ACTIONS = 16
@@ -96,120 +100,68 @@ def _match(regrets, off, n, out):
     regret_match(regrets, regrets, False, off, n, out, 0)
 
 
-@nb.njit(cache=False)  # see _iterate
-def _external(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, d, p, w, keys, checks, index, ioff, inact,
-              regrets, ssum, cnt, rng) -> float:
-    """External sampling: every action of ``p``, one sampled action of the opponent."""
-    s = S[d]
-    h = H[d]
-    q = player(g, s)
-    if q < 0:
-        return utility(g, s, p)
-    n = legal(g, s, A[d])
-    row = _lookup(keys, checks, index, ioff, inact, cnt, key(g, s, h, q), check(g, s, h, q), n)
-    if row < 0:
-        cnt[3] = row
-        return 0.0
-    off = ioff[row]
-    sig = P[d]
-    _match(regrets, off, n, sig)
-    if q == p:
-        vals = V[d]
-        node = 0.0
-        for i in range(n):
-            S[d + 1, :] = s
-            H[d + 1, :] = h
-            apply(g, S[d + 1], H[d + 1], A[d, i])
-            v = _external(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, d + 1, p, w, keys, checks, index,
-                          ioff, inact, regrets, ssum, cnt, rng)
-            vals[i] = v
-            node += sig[i] * v
-        for i in range(n):
-            regrets[off + i] += vals[i] - node
-        return node
-    for i in range(n):  # the opponent's average strategy is accumulated where it is sampled
-        ssum[off + i] += w * sig[i]
-    x = _uniform(rng)
-    i = 0
-    acc = sig[0]
-    while acc <= x and i < n - 1:
-        i += 1
-        acc += sig[i]
-    S[d + 1, :] = s
-    H[d + 1, :] = h
-    apply(g, S[d + 1], H[d + 1], A[d, i])
-    return _external(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, d + 1, p, w, keys, checks, index, ioff,
-                     inact, regrets, ssum, cnt, rng)
+GAME_FUNCTIONS = ("deal", "player", "legal", "apply", "utility", "key", "check")
+_KERNELS: dict = {}  # generated module per game, once per process
 
 
-@nb.njit(cache=False)  # see _iterate
-def _outcome(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, d, p, w, eps, my, opp, samp, keys, checks,
-             index, ioff, inact, regrets, ssum, cnt, rng) -> float:
-    """Outcome sampling: one trajectory, ``p`` explores with probability ``eps``; returns the sampled
-    value estimate of this node for ``p`` (importance-weighted by the trajectory's sampling probability)."""
-    s = S[d]
-    h = H[d]
-    q = player(g, s)
-    if q < 0:
-        return utility(g, s, p)
-    n = legal(g, s, A[d])
-    row = _lookup(keys, checks, index, ioff, inact, cnt, key(g, s, h, q), check(g, s, h, q), n)
-    if row < 0:
-        cnt[3] = row
-        return 0.0
-    off = ioff[row]
-    sig = P[d]
-    _match(regrets, off, n, sig)
-    smp = V[d]  # the sampling policy
-    for i in range(n):
-        smp[i] = eps / n + (1.0 - eps) * sig[i] if q == p else sig[i]
-    x = _uniform(rng)
-    i = 0
-    acc = smp[0]
-    while acc <= x and i < n - 1:
-        i += 1
-        acc += smp[i]
-    si = sig[i]
-    qi = smp[i]
-    S[d + 1, :] = s
-    H[d + 1, :] = h
-    apply(g, S[d + 1], H[d + 1], A[d, i])
-    child = _outcome(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, d + 1, p, w, eps,
-                     my * si if q == p else my, opp if q == p else opp * si, samp * qi, keys, checks, index, ioff, inact,
-                     regrets, ssum, cnt, rng)
-    cv = child / qi  # the sampled child's value estimate; the others' are 0
-    value = si * cv
-    if q == p:
-        _match(regrets, off, n, sig)  # P[d] may have been reused below: recompute
-        for a in range(n):
-            ca = cv if a == i else 0.0
-            regrets[off + a] += (ca - value) * opp / samp
-        for a in range(n):
-            ssum[off + a] += w * my * sig[a] / samp
-    return value
+def _source_files(fn) -> list[Path]:
+    """The files ``fn``'s compiled code may depend on: every ``.py`` file of its top-level package (a game's
+    functions call its engine in other modules), or its own file outside a package. numba does not notice a
+    change in a callee's file; a copy keyed on these does."""
+    top = sys.modules.get(fn.py_func.__module__.split(".")[0])
+    roots = getattr(top, "__path__", None)
+    if not roots:
+        return [Path(fn.py_func.__code__.co_filename)]
+    return sorted(f for f in Path(list(roots)[0]).rglob("*.py") if "__pycache__" not in f.parts)
 
 
-# Not cached on disk: a signature holding the game's functions (first-class function types) never matches
-# across processes, so every process compiled anew anyway (~30 s) and appended an entry to the cache index, and
-# saving an index whose old entries refer to dead dispatchers fails with numba's "underlying object has
-# vanished" (its issue 9348): the MCCFR failures once blamed on a stale cache. The game's own functions and the
-# engine they call stay cached.
-@nb.njit(cache=False)
-def _iterate(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, t0, iters, outcome, eps, linear, keys, checks,
-             index, ioff, inact, regrets, ssum, cnt, rng, nplayers):
-    for t in range(t0, t0 + iters):
-        w = float(t + 1) if linear else 1.0
-        for p in range(nplayers):
-            deal(g, S[0], H[0], rng)
-            if outcome:
-                _outcome(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, 0, p, w, eps, 1.0, 1.0, 1.0,
-                         keys, checks, index, ioff, inact, regrets, ssum, cnt, rng)
-            else:
-                _external(deal, player, legal, apply, utility, key, check, g, S, H, A, P, V, 0, p, w, keys, checks, index, ioff,
-                          inact, regrets, ssum, cnt, rng)
-            if cnt[3] != 0:
-                return t
-    return t0 + iters
+def _kernels_key(game: SampledGame, template: Path) -> str:
+    h = hashlib.sha256(template.read_bytes())
+    files = set()
+    for name in GAME_FUNCTIONS:
+        fn = getattr(game, name)
+        h.update(f"{name}={fn.py_func.__module__}:{fn.py_func.__qualname__};".encode())
+        files.update(_source_files(fn))
+    for f in sorted(files):
+        h.update(str(f).encode() + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _kernels_folder() -> Path:
+    """Where generated kernel modules go (numba caches beside them): this package's ``__pycache__`` when
+    writable (``make clean`` removes it), else the user's cache folder."""
+    for d in (Path(__file__).parent / "__pycache__" / "mccfr_games", Path.home() / ".cache" / "solvers-mccfr"):
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            if os.access(d, os.W_OK):
+                return d
+        except OSError:
+            continue
+    raise OSError("no writable folder for MCCFR's generated kernels")
+
+
+def game_kernels(game: SampledGame):
+    """The module of ``game``'s MCCFR kernels (``iterate``, ``external``, ``outcome_sampling``): the template
+    :mod:`solvers.mccfr_kernels` with the game's functions bound as its globals, written to a file named by
+    a hash of the template, the functions' names and their package's sources, so numba's on-disk cache
+    serves every later process (see that module)."""
+    from solvers.storage import atomic_write
+
+    template = Path(importlib.util.find_spec("solvers.mccfr_kernels").origin)
+    tag = _kernels_key(game, template)
+    if tag in _KERNELS:
+        return _KERNELS[tag]
+    path = _kernels_folder() / f"mccfr_game_{tag}.py"
+    if not path.exists():  # written once: a rewrite would change its stamp and void numba's cache of it
+        atomic_write(path, lambda tmp: tmp.write_bytes(template.read_bytes()))
+    spec = importlib.util.spec_from_file_location(f"solvers._mccfr_game_{tag}", path)
+    module = importlib.util.module_from_spec(spec)
+    for name in GAME_FUNCTIONS:  # bound before the code runs: the template keeps them (see its guard)
+        setattr(module, name, getattr(game, name))
+    sys.modules[spec.name] = module  # numba's cache re-imports a cached function's module by name
+    spec.loader.exec_module(module)
+    _KERNELS[tag] = module
+    return module
 
 
 @nb.njit(cache=True)
@@ -272,6 +224,7 @@ class MCCFRSolver:
         self.V = np.zeros((MAX_DEPTH, MAX_ACTIONS), np.float64)
         self.iteration = 0
         self.seconds = 0.0
+        self._kernels = None  # the game's generated kernel module (game_kernels), found on the first iterate
 
     @property
     def num_infosets(self) -> int:
@@ -283,11 +236,13 @@ class MCCFRSolver:
         Interrupted (Ctrl-C) between calls, nothing is half-updated: keep ``n`` modest and loop."""
         gm = self.game
         t = time.perf_counter()
-        args = (gm.deal, gm.player, gm.legal, gm.apply, gm.utility, gm.key, gm.check, gm.g, self.S, self.H, self.A,
+        args = (gm.g, self.S, self.H, self.A,
                 self.P, self.V, self.iteration, int(n), self.sampling == "outcome", self.epsilon, self.linear,
                 self.keys, self.checks, self.index, self.ioff, self.inact, self.regrets, self.ssum, self.cnt, self.rng,
                 gm.num_players)
-        done = _iterate(*args)
+        if self._kernels is None:
+            self._kernels = game_kernels(gm)
+        done = self._kernels.iterate(*args)
         self.seconds += time.perf_counter() - t
         self.iteration = int(done)
         if self.cnt[3] == -1:
@@ -298,7 +253,7 @@ class MCCFRSolver:
                                "differ: a hash collision, refused rather than merged); use another key function")
 
     def compile(self) -> None:
-        """Compile the jitted loop for this game (the first call takes seconds); no iteration, no time counted."""
+        """Compile (or load from numba's cache) the jitted loop for this game; no iteration, no time counted."""
         s, it = self.seconds, self.iteration
         self.iterate(0)
         self.seconds, self.iteration = s, it

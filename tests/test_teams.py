@@ -185,7 +185,7 @@ def test_the_mccfr_bot_plays_its_runs_average_and_counts_its_fallback(runs):
     assert bot.fallback_decisions >= 2 and len(notes) == 1 and f"dealer {(d + 1) % 4}" in notes[0]
 
 
-@pytest.mark.slow  # ~12 s, nearly all MCCFR's per-process compile (test_mccfr.py pays it in the fast set)
+@pytest.mark.slow  # ~12 s on a cold numba cache, nearly all the compile of Kuhn's MCCFR kernels (0.1 s once cached)
 def test_mccfr_visits_survive_a_checkpoint_and_old_checkpoints_load(tmp_path):
     from test_mccfr import KUHN  # (a game test_mccfr compiles anyway: MCCFR's kernels compile once per game)
 
